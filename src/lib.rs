@@ -1,0 +1,24 @@
+//! rmm-rs: a GPU memory manager compatible with hipMM / RMM.
+//!
+//! Layers, top to bottom (nothing calls upward):
+//! * [`ffi`] — the C ABI (`librmm.so`, `include/rmm/rmm.h`);
+//! * [`mr`] — device memory resources, adaptors and the per-device registry;
+//! * [`runtime`] — the GPU runtime layer (HIP, CUDA, host emulation).
+//!
+//! ```
+//! use rmm::mr::{self, DeviceMemoryResource};
+//! use rmm::Stream;
+//! # std::env::set_var("RMM_RUNTIME", std::env::var("RMM_RUNTIME").unwrap_or("host".into()));
+//! let mr = mr::get_current_device_resource().unwrap();
+//! let p = mr.allocate(1 << 20, Stream::DEFAULT).unwrap();
+//! assert_eq!(p as usize % 256, 0);
+//! mr.deallocate(p, 1 << 20, Stream::DEFAULT).unwrap();
+//! ```
+
+pub mod error;
+pub mod ffi;
+pub mod mr;
+pub mod runtime;
+
+pub use error::{Error, Result};
+pub use runtime::{DeviceId, Stream};

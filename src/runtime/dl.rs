@@ -1,0 +1,1 @@
+//! dlopen helpers (placeholder until the loader lands).

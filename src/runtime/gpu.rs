@@ -1,0 +1,1 @@
+//! Shared HIP/CUDA backend (placeholder until the backend lands).

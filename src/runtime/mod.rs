@@ -1,0 +1,402 @@
+//! The GPU runtime layer: one trait, [`Runtime`], with three backends.
+//!
+//! * `hip`  — AMD's HIP runtime, loaded with `dlopen` (`libamdhip64.so.7/.6/.5/.so`);
+//! * `cuda` — NVIDIA's CUDA runtime, loaded with `dlopen` (`libcudart.so.13/.12/.11/.so`);
+//! * `host` — an emulated device in host memory for machines without a GPU.
+//!
+//! Only this module touches a GPU runtime. Everything above it speaks the trait, so the
+//! resources, the C ABI and the C++ wrapper are the same on AMD, NVIDIA and CPU-only hosts.
+//! One process uses one backend, chosen once by `RMM_RUNTIME` (see [`runtime`]).
+
+mod dl;
+mod gpu;
+pub mod cuda;
+pub mod hip;
+pub mod host;
+mod select;
+
+use std::ffi::c_void;
+use std::fmt;
+
+pub use select::{process_is_exiting, runtime, RuntimeChoice};
+
+/// A device ordinal, as the runtimes number them (0-based).
+pub type DeviceId = i32;
+
+/// A stream handle: the runtime's `hipStream_t` / `cudaStream_t` as a pointer-sized value.
+///
+/// Callers on a real GPU pass their own runtime streams; `0` is the default stream.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+#[repr(transparent)]
+pub struct Stream(pub usize);
+
+impl Stream {
+    /// The default stream (`0`): legacy semantics unless the program was built for per-thread.
+    pub const DEFAULT: Stream = Stream(0);
+    /// The legacy default stream (`cudaStreamLegacy`, `0x1`).
+    pub const LEGACY: Stream = Stream(1);
+    /// The per-thread default stream (`cudaStreamPerThread` / `hipStreamPerThread`, `0x2`).
+    pub const PER_THREAD: Stream = Stream(2);
+
+    /// True for the default or legacy stream (both mean "the device's default stream").
+    pub fn is_default(self) -> bool {
+        self.0 == 0 || self.0 == 1
+    }
+
+    /// True for the per-thread default stream.
+    pub fn is_per_thread_default(self) -> bool {
+        self.0 == 2
+    }
+}
+
+impl fmt::Debug for Stream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            0 => f.write_str("Stream(default)"),
+            1 => f.write_str("Stream(legacy)"),
+            2 => f.write_str("Stream(per-thread)"),
+            v => write!(f, "Stream({v:#x})"),
+        }
+    }
+}
+
+/// An event handle (`hipEvent_t` / `cudaEvent_t`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[repr(transparent)]
+pub struct Event(pub usize);
+
+/// A stream-ordered memory pool handle (`hipMemPool_t` / `cudaMemPool_t`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[repr(transparent)]
+pub struct MemPool(pub usize);
+
+/// Which backend a [`Runtime`] is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum RuntimeKind {
+    /// AMD HIP.
+    Hip,
+    /// NVIDIA CUDA.
+    Cuda,
+    /// Host emulation.
+    Host,
+}
+
+impl RuntimeKind {
+    /// The short name used by `RMM_RUNTIME` and `rmm_runtime_name`: `hip`, `cuda` or `host`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RuntimeKind::Hip => "hip",
+            RuntimeKind::Cuda => "cuda",
+            RuntimeKind::Host => "host",
+        }
+    }
+}
+
+/// Broad classes of runtime failures, so callers never compare vendor error numbers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum RuntimeErrorKind {
+    /// The device (or the pinned-host heap) has no memory left for the request.
+    OutOfMemory,
+    /// Work is still pending (stream/event query); not a failure for queries.
+    NotReady,
+    /// No device is present or the driver is missing/unusable.
+    NoDevice,
+    /// A device ordinal out of range.
+    InvalidDevice,
+    /// A bad pointer, size or argument.
+    InvalidValue,
+    /// A stream/event/pool handle that is not (or no longer) valid.
+    InvalidHandle,
+    /// The runtime or device lacks the feature (or the symbol is missing from this runtime).
+    NotSupported,
+    /// Anything else.
+    Other,
+}
+
+/// A failure reported by a runtime call, with the runtime's own error name and string.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct RuntimeError {
+    /// The runtime function that failed, e.g. `cudaMalloc`.
+    pub call: &'static str,
+    /// The runtime's numeric error code (0 never appears here).
+    pub code: i32,
+    /// The class of the failure.
+    pub kind: RuntimeErrorKind,
+    /// The runtime's error name, e.g. `cudaErrorMemoryAllocation`.
+    pub name: String,
+    /// The runtime's error string, e.g. `out of memory`.
+    pub message: String,
+}
+
+impl fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} failed: {} ({})", self.call, self.name, self.message)
+    }
+}
+
+impl std::error::Error for RuntimeError {}
+
+/// Result of a runtime call.
+pub type RtResult<T> = Result<T, RuntimeError>;
+
+/// Free and total memory of the current device, in bytes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct MemInfo {
+    /// Bytes the runtime reports free.
+    pub free: usize,
+    /// Bytes of device memory in total.
+    pub total: usize,
+}
+
+/// Device attributes the resources need (each backend maps them to its own numbering).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum DeviceAttribute {
+    /// The device can access pageable host memory (system-allocated memory).
+    PageableMemoryAccess,
+    /// The device supports concurrent managed memory access.
+    ConcurrentManagedAccess,
+    /// The device supports managed memory at all.
+    ManagedMemory,
+    /// The device supports stream-ordered memory pools (`*MallocAsync`).
+    MemoryPoolsSupported,
+    /// Bit mask of IPC handle types supported by memory pools.
+    MemoryPoolSupportedHandleTypes,
+    /// Number of multiprocessors (compute units).
+    MultiprocessorCount,
+    /// PCI bus id of the device.
+    PciBusId,
+}
+
+/// Memory pool attributes (`cudaMemPoolAttr` / `hipMemPoolAttr`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MemPoolAttr {
+    /// Bytes of reserved memory the pool keeps at a synchronization before releasing.
+    ReleaseThreshold,
+    /// Allow reuse of memory freed on another stream when the free's event completed.
+    ReuseFollowEventDependencies,
+    /// Allow opportunistic reuse of memory whose free is known complete.
+    ReuseAllowOpportunistic,
+    /// Allow reuse by inserting dependencies between streams.
+    ReuseAllowInternalDependencies,
+    /// Bytes currently reserved from the device (read-only).
+    ReservedMemCurrent,
+    /// High-water mark of reserved bytes (resettable by writing 0).
+    ReservedMemHigh,
+    /// Bytes currently handed out to allocations (read-only).
+    UsedMemCurrent,
+    /// High-water mark of used bytes (resettable by writing 0).
+    UsedMemHigh,
+}
+
+/// IPC export handle types of a memory pool (`cudaMemAllocationHandleType`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum MemHandleType {
+    /// No export.
+    #[default]
+    None,
+    /// A POSIX file descriptor.
+    PosixFileDescriptor,
+    /// A Win32 NT handle.
+    Win32,
+    /// A Win32 KMT handle.
+    Win32Kmt,
+    /// A fabric handle (multi-node NVLink).
+    Fabric,
+}
+
+/// Where the memory of a pool lives.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum MemPoolLocation {
+    /// Device memory of the pool's device.
+    #[default]
+    Device,
+    /// Managed (unified) memory, where the runtime supports managed pools.
+    Managed,
+}
+
+/// Properties of a memory pool to create.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct MemPoolProps {
+    /// The device whose memory the pool serves.
+    pub device: DeviceId,
+    /// Where the memory lives.
+    pub location: MemPoolLocation,
+    /// IPC export handle type.
+    pub handle_type: MemHandleType,
+    /// Maximum pool size in bytes, 0 for no limit (where the runtime supports it).
+    pub max_size: usize,
+}
+
+/// Memory advice (`cudaMemoryAdvise` / `hipMemoryAdvise`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MemAdvice {
+    /// Prefer the given device (or the host with `device = -1`) as the location.
+    SetPreferredLocation,
+    /// Clear the preferred location.
+    UnsetPreferredLocation,
+    /// The device will access the range (keep a mapping).
+    SetAccessedBy,
+    /// Clear the accessed-by hint.
+    UnsetAccessedBy,
+    /// The range is mostly read.
+    SetReadMostly,
+    /// Clear the read-mostly hint.
+    UnsetReadMostly,
+}
+
+/// What kind of memory a pointer refers to.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MemoryType {
+    /// Not known to the runtime (pageable host memory or garbage).
+    Unregistered,
+    /// Pinned host memory.
+    Host,
+    /// Device memory.
+    Device,
+    /// Managed memory.
+    Managed,
+}
+
+/// Pointer attributes as reported by the runtime.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct PointerAttributes {
+    /// The memory type.
+    pub memory_type: MemoryType,
+    /// The device the memory belongs to (`-1` when none).
+    pub device: DeviceId,
+}
+
+/// Flags of a new stream.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct StreamFlags {
+    /// Do not synchronize with the legacy default stream (`cudaStreamNonBlocking`).
+    pub non_blocking: bool,
+}
+
+/// A host function enqueued on a stream.
+pub type HostFn = Box<dyn FnOnce() + Send + 'static>;
+
+/// The operations every backend provides. All methods are thread-safe.
+///
+/// Calls act on the calling thread's current device unless they take a `device`.
+/// Optional features (stream-ordered pools, managed memory, prefetch) return an error of
+/// kind [`RuntimeErrorKind::NotSupported`] where the runtime lacks them; nothing panics.
+pub trait Runtime: Send + Sync + 'static {
+    /// Which backend this is.
+    fn kind(&self) -> RuntimeKind;
+    /// A human-readable description: library loaded, runtime and driver versions.
+    fn description(&self) -> String;
+
+    /// Number of devices.
+    fn device_count(&self) -> RtResult<i32>;
+    /// The calling thread's current device.
+    fn get_device(&self) -> RtResult<DeviceId>;
+    /// Makes `device` current for the calling thread.
+    fn set_device(&self, device: DeviceId) -> RtResult<()>;
+    /// Waits for all work on the current device.
+    fn device_synchronize(&self) -> RtResult<()>;
+    /// Free and total memory of the current device.
+    fn mem_get_info(&self) -> RtResult<MemInfo>;
+    /// An integer attribute of `device`.
+    fn device_attribute(&self, attr: DeviceAttribute, device: DeviceId) -> RtResult<i32>;
+
+    /// Device memory on the current device (`cudaMalloc`). Never called with 0 bytes.
+    fn malloc(&self, bytes: usize) -> RtResult<*mut c_void>;
+    /// Frees memory from [`Runtime::malloc`] or [`Runtime::malloc_managed`] (`cudaFree`).
+    fn free(&self, ptr: *mut c_void) -> RtResult<()>;
+    /// Managed memory (`cudaMallocManaged`, attach global).
+    fn malloc_managed(&self, bytes: usize) -> RtResult<*mut c_void>;
+    /// Pinned host memory (`cudaMallocHost` / `hipHostMalloc`).
+    fn malloc_host(&self, bytes: usize) -> RtResult<*mut c_void>;
+    /// Frees pinned host memory (`cudaFreeHost` / `hipHostFree`).
+    fn free_host(&self, ptr: *mut c_void) -> RtResult<()>;
+
+    /// Stream-ordered allocation from the current device's current pool.
+    fn malloc_async(&self, bytes: usize, stream: Stream) -> RtResult<*mut c_void>;
+    /// Stream-ordered allocation from `pool`.
+    fn malloc_from_pool_async(
+        &self,
+        bytes: usize,
+        pool: MemPool,
+        stream: Stream,
+    ) -> RtResult<*mut c_void>;
+    /// Stream-ordered free.
+    fn free_async(&self, ptr: *mut c_void, stream: Stream) -> RtResult<()>;
+    /// Creates a memory pool.
+    fn mem_pool_create(&self, props: &MemPoolProps) -> RtResult<MemPool>;
+    /// Destroys a memory pool.
+    fn mem_pool_destroy(&self, pool: MemPool) -> RtResult<()>;
+    /// The default pool of `device`.
+    fn device_get_default_mem_pool(&self, device: DeviceId) -> RtResult<MemPool>;
+    /// Sets a pool attribute (boolean attributes take 0/1).
+    fn mem_pool_set_attribute(&self, pool: MemPool, attr: MemPoolAttr, value: u64)
+        -> RtResult<()>;
+    /// Reads a pool attribute.
+    fn mem_pool_get_attribute(&self, pool: MemPool, attr: MemPoolAttr) -> RtResult<u64>;
+    /// Releases reserved memory until at most `min_bytes_to_keep` stay reserved.
+    fn mem_pool_trim_to(&self, pool: MemPool, min_bytes_to_keep: usize) -> RtResult<()>;
+
+    /// Creates a stream on the current device.
+    fn stream_create(&self, flags: StreamFlags) -> RtResult<Stream>;
+    /// Destroys a stream; its pending work still completes.
+    fn stream_destroy(&self, stream: Stream) -> RtResult<()>;
+    /// Waits until all work enqueued on `stream` so far has completed.
+    fn stream_synchronize(&self, stream: Stream) -> RtResult<()>;
+    /// True when all work on `stream` has completed.
+    fn stream_query(&self, stream: Stream) -> RtResult<bool>;
+    /// Creates an event (timing disabled).
+    fn event_create(&self) -> RtResult<Event>;
+    /// Destroys an event.
+    fn event_destroy(&self, event: Event) -> RtResult<()>;
+    /// Records `event` at the current tail of `stream`.
+    fn event_record(&self, event: Event, stream: Stream) -> RtResult<()>;
+    /// Waits until the last record of `event` has completed.
+    fn event_synchronize(&self, event: Event) -> RtResult<()>;
+    /// True when the last record of `event` has completed (or it was never recorded).
+    fn event_query(&self, event: Event) -> RtResult<bool>;
+    /// Makes later work on `stream` wait for the last record of `event`.
+    fn stream_wait_event(&self, stream: Stream, event: Event) -> RtResult<()>;
+    /// Enqueues a host function on `stream`.
+    fn launch_host_func(&self, stream: Stream, f: HostFn) -> RtResult<()>;
+
+    /// Enqueues a copy of `bytes` from `src` to `dst` (any memory kinds) on `stream`.
+    ///
+    /// # Safety
+    /// Both ranges must be valid for `bytes` until the copy completes on `stream`.
+    unsafe fn memcpy_async(
+        &self,
+        dst: *mut c_void,
+        src: *const c_void,
+        bytes: usize,
+        stream: Stream,
+    ) -> RtResult<()>;
+    /// Enqueues filling `bytes` at `dst` with `value` on `stream`.
+    ///
+    /// # Safety
+    /// The range must be valid for writes of `bytes` until the fill completes on `stream`.
+    unsafe fn memset_async(
+        &self,
+        dst: *mut c_void,
+        value: u8,
+        bytes: usize,
+        stream: Stream,
+    ) -> RtResult<()>;
+    /// Prefetches managed or system memory to `device` (`-1`: the host) on `stream`.
+    fn mem_prefetch_async(
+        &self,
+        ptr: *const c_void,
+        bytes: usize,
+        device: DeviceId,
+        stream: Stream,
+    ) -> RtResult<()>;
+    /// Gives the runtime a hint about a managed or system memory range.
+    fn mem_advise(
+        &self,
+        ptr: *const c_void,
+        bytes: usize,
+        advice: MemAdvice,
+        device: DeviceId,
+    ) -> RtResult<()>;
+    /// What kind of memory `ptr` refers to.
+    fn pointer_attributes(&self, ptr: *const c_void) -> RtResult<PointerAttributes>;
+}

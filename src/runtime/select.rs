@@ -1,0 +1,121 @@
+//! Choosing the backend (`RMM_RUNTIME`) once per process, and the process-exit flag.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+
+use super::{Runtime, RuntimeErrorKind};
+use crate::error::{Error, Result};
+
+/// The backend a user asked for with `RMM_RUNTIME`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum RuntimeChoice {
+    /// HIP if a HIP runtime with a device is present, else CUDA with a device.
+    Auto,
+    /// HIP only.
+    Hip,
+    /// CUDA only.
+    Cuda,
+    /// The host emulation.
+    Host,
+}
+
+impl RuntimeChoice {
+    /// Parses `RMM_RUNTIME` (unset or empty means `auto`).
+    pub fn from_env() -> Result<Self> {
+        match std::env::var("RMM_RUNTIME") {
+            Err(std::env::VarError::NotPresent) => Ok(RuntimeChoice::Auto),
+            Err(std::env::VarError::NotUnicode(v)) => Err(Error::invalid(format!(
+                "RMM_RUNTIME={v:?} is not valid UTF-8; use auto, hip, cuda or host"
+            ))),
+            Ok(v) => Self::parse(&v),
+        }
+    }
+
+    /// Parses one of `auto`, `hip`, `cuda`, `host` (case-insensitive).
+    pub fn parse(value: &str) -> Result<Self> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "" | "auto" => Ok(RuntimeChoice::Auto),
+            "hip" => Ok(RuntimeChoice::Hip),
+            "cuda" => Ok(RuntimeChoice::Cuda),
+            "host" => Ok(RuntimeChoice::Host),
+            _ => Err(Error::invalid(format!(
+                "RMM_RUNTIME={value:?} is not a runtime; use auto, hip, cuda or host"
+            ))),
+        }
+    }
+}
+
+static RUNTIME: OnceLock<Result<Box<dyn Runtime>>> = OnceLock::new();
+static EXITING: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn mark_exiting() {
+    EXITING.store(true, Ordering::SeqCst);
+}
+
+/// True once the process has started exiting (`exit()` or return from `main`).
+///
+/// After that, GPU runtimes may already be torn down, so resources leak their memory
+/// instead of calling the runtime (the lesson of RMM's `process_is_exiting`).
+pub fn process_is_exiting() -> bool {
+    EXITING.load(Ordering::Relaxed)
+}
+
+/// The process's runtime, chosen on first use from `RMM_RUNTIME`.
+///
+/// The choice (or the failure) is made once and kept: a process uses one backend.
+pub fn runtime() -> Result<&'static dyn Runtime> {
+    let chosen = RUNTIME.get_or_init(|| {
+        // SAFETY: `mark_exiting` is a plain `extern "C" fn()` that only stores an atomic;
+        // registering it has no preconditions. A failed registration only loses the flag.
+        unsafe {
+            libc::atexit(mark_exiting);
+        }
+        RuntimeChoice::from_env().and_then(load)
+    });
+    match chosen {
+        Ok(rt) => Ok(rt.as_ref()),
+        Err(e) => Err(e.clone()),
+    }
+}
+
+fn load(choice: RuntimeChoice) -> Result<Box<dyn Runtime>> {
+    const HOW: &str = "set RMM_RUNTIME=host to use the host emulation on a machine without a GPU";
+    match choice {
+        RuntimeChoice::Host => { let _ = super::host::HostRuntime::from_env()?; unreachable!() },
+        RuntimeChoice::Hip => with_device(super::hip::load())
+            .map_err(|e| Error::NoRuntime(format!("RMM_RUNTIME=hip: {e}; {HOW}"))),
+        RuntimeChoice::Cuda => with_device(super::cuda::load())
+            .map_err(|e| Error::NoRuntime(format!("RMM_RUNTIME=cuda: {e}; {HOW}"))),
+        RuntimeChoice::Auto => {
+            let hip = match with_device(super::hip::load()) {
+                Ok(rt) => return Ok(rt),
+                Err(e) => e,
+            };
+            let cuda = match with_device(super::cuda::load()) {
+                Ok(rt) => return Ok(rt),
+                Err(e) => e,
+            };
+            Err(Error::NoRuntime(format!(
+                "RMM_RUNTIME=auto tried HIP ({hip}) and CUDA ({cuda}); {HOW}"
+            )))
+        }
+    }
+}
+
+/// Keeps a loaded GPU runtime only if it reports at least one device.
+fn with_device(
+    loaded: std::result::Result<Box<dyn Runtime>, String>,
+) -> std::result::Result<Box<dyn Runtime>, String> {
+    let rt = loaded?;
+    match rt.device_count() {
+        Ok(n) if n > 0 => Ok(rt),
+        Ok(_) => Err(format!("{} loaded but reports no device", rt.description())),
+        Err(e) if e.kind == RuntimeErrorKind::NoDevice => Err(format!(
+            "{} loaded but found no device ({}: {})",
+            rt.description(),
+            e.name,
+            e.message
+        )),
+        Err(e) => Err(format!("{} loaded but failed: {e}", rt.description())),
+    }
+}
