@@ -1,0 +1,87 @@
+/**
+ * @file aligned.hpp
+ * @brief Alignment constants and helpers (RMM's `rmm/aligned.hpp`).
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace rmm {
+
+/**
+ * @brief Alignment of every device allocation: 256 bytes, as guaranteed by cudaMalloc/hipMalloc.
+ */
+static constexpr std::size_t CUDA_ALLOCATION_ALIGNMENT{256};
+
+/**
+ * @brief Default alignment of host allocations.
+ */
+static constexpr std::size_t RMM_DEFAULT_HOST_ALIGNMENT{alignof(std::max_align_t)};
+
+/**
+ * @brief Whether @p value is a (non-zero) power of two.
+ * @param value The value to test
+ * @return true when @p value is a power of two
+ */
+[[nodiscard]] constexpr bool is_pow2(std::size_t value) noexcept
+{
+  return value != 0 && (value & (value - 1)) == 0;
+}
+
+/**
+ * @brief Whether @p alignment can be used as an allocation alignment (a power of two).
+ * @param alignment The alignment to test
+ * @return true when supported
+ */
+[[nodiscard]] constexpr bool is_supported_alignment(std::size_t alignment) noexcept
+{
+  return is_pow2(alignment);
+}
+
+/**
+ * @brief Rounds @p value up to a multiple of @p alignment (a power of two).
+ * @param value The value to round
+ * @param alignment A power of two
+ * @return The smallest multiple of @p alignment not less than @p value
+ */
+[[nodiscard]] constexpr std::size_t align_up(std::size_t value, std::size_t alignment) noexcept
+{
+  return (value + (alignment - 1)) & ~(alignment - 1);
+}
+
+/**
+ * @brief Rounds @p value down to a multiple of @p alignment (a power of two).
+ * @param value The value to round
+ * @param alignment A power of two
+ * @return The largest multiple of @p alignment not greater than @p value
+ */
+[[nodiscard]] constexpr std::size_t align_down(std::size_t value, std::size_t alignment) noexcept
+{
+  return value & ~(alignment - 1);
+}
+
+/**
+ * @brief Whether @p value is a multiple of @p alignment (a power of two).
+ * @param value The value to test
+ * @param alignment A power of two
+ * @return true when aligned
+ */
+[[nodiscard]] constexpr bool is_aligned(std::size_t value, std::size_t alignment) noexcept
+{
+  return value == align_down(value, alignment);
+}
+
+/**
+ * @brief Whether the address @p ptr is a multiple of @p alignment.
+ * @param ptr The pointer to test
+ * @param alignment A power of two (default 256)
+ * @return true when aligned
+ */
+[[nodiscard]] inline bool is_pointer_aligned(void* ptr,
+                                             std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT) noexcept
+{
+  return is_aligned(reinterpret_cast<std::uintptr_t>(ptr), alignment);
+}
+
+}  // namespace rmm

@@ -1,0 +1,204 @@
+/**
+ * @file cuda_stream_view.hpp
+ * @brief Non-owning view of a GPU stream (RMM's `rmm::cuda_stream_view`).
+ *
+ * The stream type is `hipStream_t` when HIP's runtime header is available (preferred when
+ * `__HIP_PLATFORM_AMD__` is defined or CUDA's header is absent), `cudaStream_t` when only
+ * CUDA's is, and otherwise an opaque pointer type. Values are passed unchanged to the C ABI
+ * as `rmm_stream_t`, which accepts raw hipStream_t/cudaStream_t values.
+ */
+#pragma once
+
+#include <rmm/detail/check.hpp>
+#include <rmm/rmm.h>
+
+#include <cstddef>
+#include <cstdio>
+#include <ostream>
+
+#if defined(RMM_FORCE_OPAQUE_STREAM)
+#define RMM_DETAIL_STREAM_OPAQUE 1
+#elif defined(__HIP_PLATFORM_AMD__) && __has_include(<hip/hip_runtime_api.h>)
+#include <hip/hip_runtime_api.h>
+#define RMM_DETAIL_STREAM_HIP 1
+#elif __has_include(<cuda_runtime_api.h>)
+#include <cuda_runtime_api.h>
+#define RMM_DETAIL_STREAM_CUDA 1
+#elif __has_include(<hip/hip_runtime_api.h>)
+#include <hip/hip_runtime_api.h>
+#define RMM_DETAIL_STREAM_HIP 1
+#else
+#define RMM_DETAIL_STREAM_OPAQUE 1
+#endif
+
+/// @brief Opaque stream object type used when neither HIP nor CUDA headers are available.
+struct rmm_opaque_stream;
+
+namespace rmm {
+namespace detail {
+#if defined(RMM_DETAIL_STREAM_HIP)
+/// @brief The runtime's stream handle type.
+using stream_type = hipStream_t;
+#elif defined(RMM_DETAIL_STREAM_CUDA)
+/// @brief The runtime's stream handle type.
+using stream_type = cudaStream_t;
+#else
+/// @brief The runtime's stream handle type (opaque: no runtime headers were found).
+using stream_type = ::rmm_opaque_stream*;
+#endif
+
+/**
+ * @brief Converts a stream handle to the C ABI's representation.
+ * @param stream A hipStream_t/cudaStream_t value
+ * @return The same value as an rmm_stream_t
+ */
+inline rmm_stream_t to_c_stream(stream_type stream) noexcept
+{
+  return reinterpret_cast<rmm_stream_t>(stream);
+}
+
+/**
+ * @brief Converts a C ABI stream to the runtime's stream handle type.
+ * @param stream An rmm_stream_t value
+ * @return The same value as a stream_type
+ */
+inline stream_type from_c_stream(rmm_stream_t stream) noexcept
+{
+  return reinterpret_cast<stream_type>(stream);
+}
+}  // namespace detail
+
+/**
+ * @brief Strongly-typed, non-owning wrapper of a GPU stream handle with a default constructor
+ * that views the default stream.
+ */
+class cuda_stream_view {
+ public:
+  /// @brief Views the default stream.
+  constexpr cuda_stream_view() = default;
+  ~cuda_stream_view()          = default;
+  constexpr cuda_stream_view(cuda_stream_view const&) = default;  ///< @brief Copy constructor
+  constexpr cuda_stream_view(cuda_stream_view&&)      = default;  ///< @brief Move constructor
+  constexpr cuda_stream_view& operator=(cuda_stream_view const&) = default;  ///< @brief Copy assignment
+  constexpr cuda_stream_view& operator=(cuda_stream_view&&) = default;  ///< @brief Move assignment
+
+  /**
+   * @brief Views the default stream; accepts the literal `nullptr`.
+   */
+  constexpr cuda_stream_view(std::nullptr_t) noexcept {}
+
+  /**
+   * @brief Views the default stream; accepts the literal `0` (hipMM code often passes `0`).
+   *
+   * Any integer is treated as the default stream: stream handles are pointers, not numbers.
+   */
+  constexpr cuda_stream_view(int) noexcept {}
+
+  /**
+   * @brief Views @p stream.
+   * @param stream The stream handle to view
+   */
+  constexpr cuda_stream_view(detail::stream_type stream) noexcept : stream_{stream} {}
+
+  /**
+   * @brief The viewed stream handle.
+   * @return The handle
+   */
+  [[nodiscard]] constexpr detail::stream_type value() const noexcept { return stream_; }
+
+  /**
+   * @brief Implicit conversion to the stream handle.
+   * @return The handle
+   */
+  constexpr operator detail::stream_type() const noexcept { return value(); }
+
+  /**
+   * @brief Whether this views the per-thread default stream.
+   * @return true for the per-thread default stream (and for the default stream when compiled
+   * with `CUDA_API_PER_THREAD_DEFAULT_STREAM`)
+   */
+  [[nodiscard]] bool is_per_thread_default() const noexcept
+  {
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM) || defined(HIP_API_PER_THREAD_DEFAULT_STREAM)
+    return detail::to_c_stream(value()) == RMM_STREAM_PER_THREAD || value() == nullptr;
+#else
+    return detail::to_c_stream(value()) == RMM_STREAM_PER_THREAD;
+#endif
+  }
+
+  /**
+   * @brief Whether this views the default (legacy or null) stream.
+   * @return true for the default stream
+   */
+  [[nodiscard]] bool is_default() const noexcept
+  {
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM) || defined(HIP_API_PER_THREAD_DEFAULT_STREAM)
+    return detail::to_c_stream(value()) == RMM_STREAM_LEGACY;
+#else
+    return detail::to_c_stream(value()) == RMM_STREAM_LEGACY || value() == nullptr;
+#endif
+  }
+
+  /**
+   * @brief Waits until all work enqueued on the stream has completed.
+   * @throws rmm::cuda_error when the runtime reports an error
+   */
+  void synchronize() const { detail::check(rmm_stream_synchronize(detail::to_c_stream(stream_))); }
+
+  /**
+   * @brief Waits for the stream like synchronize(), reporting a failure on stderr instead of
+   * throwing.
+   */
+  void synchronize_no_throw() const noexcept
+  {
+    rmm_status_t status = rmm_stream_synchronize(detail::to_c_stream(stream_));
+    if (status != RMM_STATUS_SUCCESS) {
+      std::fprintf(stderr, "rmm: stream synchronize failed: %s\n", rmm_last_error_message());
+    }
+  }
+
+ private:
+  detail::stream_type stream_{};
+};
+
+/**
+ * @brief Equality of two stream views (same handle).
+ * @param lhs First view
+ * @param rhs Second view
+ * @return true when both view the same handle
+ */
+inline bool operator==(cuda_stream_view lhs, cuda_stream_view rhs)
+{
+  return lhs.value() == rhs.value();
+}
+
+/**
+ * @brief Inequality of two stream views.
+ * @param lhs First view
+ * @param rhs Second view
+ * @return true when the handles differ
+ */
+inline bool operator!=(cuda_stream_view lhs, cuda_stream_view rhs) { return !(lhs == rhs); }
+
+/**
+ * @brief Writes the stream handle to @p os.
+ * @param os Output stream
+ * @param stream The view to print
+ * @return @p os
+ */
+inline std::ostream& operator<<(std::ostream& os, cuda_stream_view stream)
+{
+  os << static_cast<const void*>(stream.value());
+  return os;
+}
+
+/// @brief The default stream (the null stream).
+inline const cuda_stream_view cuda_stream_default{};
+
+/// @brief The legacy default stream (cudaStreamLegacy / hipStreamLegacy).
+inline const cuda_stream_view cuda_stream_legacy{detail::from_c_stream(RMM_STREAM_LEGACY)};
+
+/// @brief The per-thread default stream (cudaStreamPerThread / hipStreamPerThread).
+inline const cuda_stream_view cuda_stream_per_thread{detail::from_c_stream(RMM_STREAM_PER_THREAD)};
+
+}  // namespace rmm

@@ -1,0 +1,139 @@
+/**
+ * @file detail/resource_bridge.hpp
+ * @brief Bridges any rmm::mr::device_memory_resource into the Rust core as an
+ * `rmm_resource_t` (a vtable callback resource), and C++ exceptions into C ABI statuses.
+ *
+ * Exceptions thrown by a bridged resource never cross the C ABI. They become statuses, and
+ * their `what()` travels as the error message:
+ * | thrown | status | seen by a C++ caller of the handle as |
+ * | --- | --- | --- |
+ * | rmm::out_of_memory | `RMM_STATUS_OUT_OF_MEMORY` | rmm::out_of_memory |
+ * | any other std::bad_alloc (incl. rmm::bad_alloc) | `RMM_STATUS_BAD_ALLOC` | rmm::bad_alloc |
+ * | any other exception | `RMM_STATUS_CALLBACK_FAILED` | rmm::bad_alloc |
+ */
+#pragma once
+
+#include <rmm/cuda_stream_view.hpp>
+#include <rmm/error.hpp>
+#include <rmm/mr/device/detail/handle_resource.hpp>
+#include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/rmm.h>
+
+#include <cstddef>
+#include <exception>
+#include <new>
+#include <type_traits>
+
+namespace rmm::mr::detail {
+
+/**
+ * @brief The return type of the vtable entries (`rmm_status_t`, or its underlying integer
+ * type, depending on how the C header spells it).
+ */
+using vtable_status_t = std::invoke_result_t<decltype(rmm_callback_vtable::allocate),
+                                             void*,
+                                             std::size_t,
+                                             rmm_stream_t,
+                                             void**>;
+
+/**
+ * @brief Runs @p fn, turning any exception into a status and an error message.
+ * @param fn The callable to run
+ * @return RMM_STATUS_SUCCESS, or the status matching the exception thrown
+ */
+template <typename Fn>
+rmm_status_t translate_exceptions(Fn&& fn) noexcept
+{
+  try {
+    fn();
+    return RMM_STATUS_SUCCESS;
+  } catch (rmm::out_of_memory const& e) {
+    rmm_callback_set_error_message(e.what());
+    return RMM_STATUS_OUT_OF_MEMORY;
+  } catch (std::bad_alloc const& e) {
+    rmm_callback_set_error_message(e.what());
+    return RMM_STATUS_BAD_ALLOC;
+  } catch (std::exception const& e) {
+    rmm_callback_set_error_message(e.what());
+    return RMM_STATUS_CALLBACK_FAILED;
+  } catch (...) {
+    rmm_callback_set_error_message("unknown C++ exception thrown by a device_memory_resource");
+    return RMM_STATUS_CALLBACK_FAILED;
+  }
+}
+
+/**
+ * @brief Vtable allocate entry: `ctx` is the bridged device_memory_resource.
+ * @param ctx The device_memory_resource
+ * @param bytes Size to allocate
+ * @param stream Stream of the allocation
+ * @param out Receives the pointer
+ * @return Status
+ */
+inline vtable_status_t bridge_allocate(void* ctx,
+                                       std::size_t bytes,
+                                       rmm_stream_t stream,
+                                       void** out) noexcept
+{
+  return static_cast<vtable_status_t>(translate_exceptions([&] {
+    *out = static_cast<device_memory_resource*>(ctx)->allocate(
+      bytes, cuda_stream_view{rmm::detail::from_c_stream(stream)});
+  }));
+}
+
+/**
+ * @brief Vtable deallocate entry: `ctx` is the bridged device_memory_resource.
+ * @param ctx The device_memory_resource
+ * @param ptr Pointer to free
+ * @param bytes Size passed to allocate
+ * @param stream Stream of the deallocation
+ * @return Status
+ */
+inline vtable_status_t bridge_deallocate(void* ctx,
+                                         void* ptr,
+                                         std::size_t bytes,
+                                         rmm_stream_t stream) noexcept
+{
+  return static_cast<vtable_status_t>(translate_exceptions([&] {
+    static_cast<device_memory_resource*>(ctx)->deallocate(
+      ptr, bytes, cuda_stream_view{rmm::detail::from_c_stream(stream)});
+  }));
+}
+
+/**
+ * @brief Wraps @p mr (not owned: it must outlive the handle's use) into a new handle.
+ * @param mr The resource to bridge
+ * @return A handle owning one reference
+ * @throws rmm::logic_error when @p mr is null
+ */
+inline rmm_resource_t make_bridge_handle(device_memory_resource* mr)
+{
+  RMM_EXPECTS(mr != nullptr, "cannot bridge a null device_memory_resource");
+  rmm_callback_vtable vtable{};
+  vtable.allocate   = &bridge_allocate;
+  vtable.deallocate = &bridge_deallocate;
+  vtable.destroy    = nullptr;
+  rmm_resource_t handle = nullptr;
+  rmm::detail::check(rmm_callback_create_with_vtable(&vtable, mr, &handle));
+  return handle;
+}
+
+/**
+ * @brief A handle through which the Rust core reaches @p mr: its own handle (retained) for a
+ * Rust-backed resource, else a new bridge.
+ * @param mr The resource
+ * @return A handle owning one reference
+ * @throws rmm::logic_error when @p mr is null
+ */
+inline rmm_resource_t to_handle(device_memory_resource* mr)
+{
+  RMM_EXPECTS(mr != nullptr, "null device_memory_resource");
+  if (auto* rust_backed = dynamic_cast<handle_resource*>(mr);
+      rust_backed != nullptr && rust_backed->handle() != nullptr) {
+    rmm::detail::check(rmm_resource_retain(rust_backed->handle()));
+    return rust_backed->handle();
+  }
+  return make_bridge_handle(mr);
+}
+
+}  // namespace rmm::mr::detail

@@ -1,0 +1,141 @@
+/**
+ * @file per_device_resource.hpp
+ * @brief The current device memory resource of each device (RMM's per-device resource map).
+ *
+ * The map lives once, in the Rust core, so C (`rmm_get_current_device_resource`), C++ and
+ * Rust all see the same current resource. The C++ functions store the C++ object pointer as
+ * the entry's tag, so getters return exactly the object that was set:
+ * - a Rust-backed resource (cuda_memory_resource, ...) is registered with its own handle;
+ * - a user subclass of device_memory_resource is registered through a bridge handle, so C
+ *   code allocating from the current resource reaches the subclass's `do_allocate`;
+ *   exceptions it throws come back as statuses (see detail/resource_bridge.hpp) and, through
+ *   the C++ wrapper of a handle, as rmm::out_of_memory / rmm::bad_alloc;
+ * - the initial resource of a device is a cuda_memory_resource object created on first use
+ *   and shared by all callers (never destroyed, like RMM's).
+ *
+ * As in RMM, the caller keeps a resource alive for as long as it is set.
+ */
+#pragma once
+
+#include <rmm/cuda_device.hpp>
+#include <rmm/detail/check.hpp>
+#include <rmm/mr/device/cuda_memory_resource.hpp>
+#include <rmm/mr/device/detail/resource_bridge.hpp>
+#include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/rmm.h>
+
+#include <memory>
+
+namespace rmm::mr {
+
+namespace detail {
+
+/**
+ * @brief The C++ object of a registry entry; takes over the reference @p handle owns.
+ *
+ * A tagged entry returns its tag. An untagged entry is the device's initial resource: a heap
+ * cuda_memory_resource adopting @p handle is proposed as its tag; if another thread got there
+ * first, the proposal is deleted and the earlier object returned.
+ * @param device Device ordinal
+ * @param handle The entry's handle (a new reference), may be null
+ * @param tag The entry's tag
+ * @return The C++ object
+ */
+inline device_memory_resource* resolve_registry_entry(int device, rmm_resource_t handle, void* tag)
+{
+  if (tag != nullptr) {
+    (void)rmm_resource_release(handle);
+    return static_cast<device_memory_resource*>(tag);
+  }
+  if (handle == nullptr) { return nullptr; }
+  std::unique_ptr<cuda_memory_resource> proposal;
+  try {
+    proposal = std::make_unique<cuda_memory_resource>(adopt_handle, handle);
+  } catch (...) {
+    (void)rmm_resource_release(handle);
+    throw;
+  }
+  void* proposed = static_cast<device_memory_resource*>(proposal.get());
+  void* actual   = nullptr;
+  rmm::detail::check(rmm_initial_resource_tag(device, proposed, &actual));
+  if (actual == proposed) { return static_cast<device_memory_resource*>(proposal.release()); }
+  return static_cast<device_memory_resource*>(actual);
+}
+
+}  // namespace detail
+
+/**
+ * @brief The resource set for device @p device_id (its initial cuda_memory_resource when
+ * none was set).
+ * @param device_id The device
+ * @return The resource, never null
+ * @throws rmm::logic_error for an invalid device id
+ */
+inline device_memory_resource* get_per_device_resource(cuda_device_id device_id)
+{
+  rmm_resource_t handle = nullptr;
+  void* tag             = nullptr;
+  rmm::detail::check(rmm_get_per_device_resource_tagged(device_id.value(), &handle, &tag));
+  return detail::resolve_registry_entry(device_id.value(), handle, tag);
+}
+
+/**
+ * @brief Sets the resource of device @p device_id.
+ * @param device_id The device
+ * @param new_mr The resource (must stay alive while set); nullptr restores the initial one
+ * @return The previous resource
+ * @throws rmm::logic_error for an invalid device id
+ */
+inline device_memory_resource* set_per_device_resource(cuda_device_id device_id,
+                                                       device_memory_resource* new_mr)
+{
+  rmm_resource_t handle = new_mr != nullptr ? detail::to_handle(new_mr) : nullptr;
+  rmm_resource_t previous = nullptr;
+  void* previous_tag      = nullptr;
+  rmm_status_t status     = rmm_set_per_device_resource_tagged(
+    device_id.value(), handle, static_cast<void*>(new_mr), &previous, &previous_tag);
+  (void)rmm_resource_release(handle);
+  rmm::detail::check(status);
+  return detail::resolve_registry_entry(device_id.value(), previous, previous_tag);
+}
+
+/**
+ * @brief Restores the initial resource of device @p device_id.
+ * @param device_id The device
+ * @return The previous resource
+ * @throws rmm::logic_error for an invalid device id
+ */
+inline device_memory_resource* reset_per_device_resource(cuda_device_id device_id)
+{
+  return set_per_device_resource(device_id, nullptr);
+}
+
+/**
+ * @brief The resource of the current device.
+ * @return The resource, never null
+ */
+inline device_memory_resource* get_current_device_resource()
+{
+  return get_per_device_resource(rmm::get_current_cuda_device());
+}
+
+/**
+ * @brief Sets the resource of the current device.
+ * @param new_mr The resource (must stay alive while set); nullptr restores the initial one
+ * @return The previous resource
+ */
+inline device_memory_resource* set_current_device_resource(device_memory_resource* new_mr)
+{
+  return set_per_device_resource(rmm::get_current_cuda_device(), new_mr);
+}
+
+/**
+ * @brief Restores the initial resource of the current device.
+ * @return The previous resource
+ */
+inline device_memory_resource* reset_current_device_resource()
+{
+  return set_current_device_resource(nullptr);
+}
+
+}  // namespace rmm::mr

@@ -1,0 +1,36 @@
+/**
+ * @file system_memory_resource.hpp
+ * @brief Device memory resource allocating system (pageable host) memory, for devices that can access it (HMM/ATS); synchronizes the stream before freeing.
+ */
+#pragma once
+
+#include <rmm/mr/device/detail/handle_resource.hpp>
+#include <rmm/rmm.h>
+
+namespace rmm::mr {
+
+/**
+ * @brief Device memory resource allocating system (pageable host) memory, for devices that can access it (HMM/ATS); synchronizes the stream before freeing.
+ *
+ * Implemented by the Rust core (`rmm_system_create`); copies share the same underlying resource.
+ */
+class system_memory_resource final : public detail::handle_resource {
+ public:
+  /**
+   * @brief Creates the resource for the current device.
+   * @throws rmm::cuda_error when no runtime is available
+   * @throws rmm::logic_error when the device cannot access pageable system memory
+   */
+  system_memory_resource() : handle_resource{detail::adopt_handle, detail::create_handle(&rmm_system_create)} {}
+
+  /**
+   * @brief Takes over an existing handle (one reference) of this kind of resource.
+   * @param handle The handle
+   */
+  system_memory_resource(detail::adopt_handle_t, rmm_resource_t handle) noexcept
+    : handle_resource{detail::adopt_handle, handle}
+  {
+  }
+};
+
+}  // namespace rmm::mr

@@ -1,0 +1,164 @@
+// Resources and helpers shared by the C++ test suites.
+#pragma once
+
+#include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/check.hpp>
+#include <rmm/error.hpp>
+#include <rmm/mr/device/callback_memory_resource.hpp>
+#include <rmm/mr/device/cuda_memory_resource.hpp>
+#include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/mr/device/managed_memory_resource.hpp>
+#include <rmm/mr/device/system_memory_resource.hpp>
+#include <rmm/mr/pinned_host_memory_resource.hpp>
+#include <rmm/rmm.h>
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace rmm_test {
+
+/// A user-defined resource (the way hipMM users write them): forwards to an upstream and
+/// counts what it serves.
+class counting_resource final : public rmm::mr::device_memory_resource {
+ public:
+  explicit counting_resource(rmm::mr::device_memory_resource* upstream) : upstream_{upstream} {}
+
+  std::atomic<std::size_t> allocations{0};
+  std::atomic<std::size_t> deallocations{0};
+  std::atomic<std::size_t> outstanding_bytes{0};
+
+ private:
+  void* do_allocate(std::size_t bytes, rmm::cuda_stream_view stream) override
+  {
+    void* ptr = upstream_->allocate(bytes, stream);
+    ++allocations;
+    outstanding_bytes += bytes;
+    return ptr;
+  }
+  void do_deallocate(void* ptr, std::size_t bytes, rmm::cuda_stream_view stream) override
+  {
+    upstream_->deallocate(ptr, bytes, stream);
+    ++deallocations;
+    outstanding_bytes -= bytes;
+  }
+  rmm::mr::device_memory_resource* upstream_;
+};
+
+/// A user-defined resource written against the older hipMM API (RMM 23.12): it overrides
+/// the since-removed virtuals, which must still exist.
+class old_api_resource final : public rmm::mr::device_memory_resource {
+ public:
+  [[nodiscard]] bool supports_streams() const noexcept override { return true; }
+  [[nodiscard]] bool supports_get_mem_info() const noexcept override { return true; }
+
+ private:
+  void* do_allocate(std::size_t bytes, rmm::cuda_stream_view stream) override
+  {
+    return upstream_.allocate(bytes, stream);
+  }
+  void do_deallocate(void* ptr, std::size_t bytes, rmm::cuda_stream_view stream) override
+  {
+    upstream_.deallocate(ptr, bytes, stream);
+  }
+  [[nodiscard]] std::pair<std::size_t, std::size_t> do_get_mem_info(
+    rmm::cuda_stream_view) const override
+  {
+    return {1, 2};
+  }
+  rmm::mr::cuda_memory_resource upstream_;
+};
+
+/// A user-defined resource whose allocations always throw the exception made by `make`.
+class throwing_resource final : public rmm::mr::device_memory_resource {
+ public:
+  explicit throwing_resource(std::function<void()> thrower) : thrower_{std::move(thrower)} {}
+
+ private:
+  void* do_allocate(std::size_t, rmm::cuda_stream_view) override
+  {
+    thrower_();
+    return nullptr;
+  }
+  void do_deallocate(void*, std::size_t, rmm::cuda_stream_view) override {}
+  std::function<void()> thrower_;
+};
+
+/// RMM-style C callbacks over a C ABI handle (`arg` is the rmm_resource_t upstream).
+inline void* c_style_allocate(std::size_t bytes, rmm::cuda_stream_view stream, void* arg)
+{
+  void* ptr = nullptr;
+  rmm::detail::check(rmm_allocate_async(
+    static_cast<rmm_resource_t>(arg), bytes, rmm::detail::to_c_stream(stream.value()), &ptr));
+  return ptr;
+}
+inline void c_style_deallocate(void* ptr, std::size_t bytes, rmm::cuda_stream_view stream, void* arg)
+{
+  rmm::detail::check(rmm_deallocate_async(
+    static_cast<rmm_resource_t>(arg), ptr, bytes, rmm::detail::to_c_stream(stream.value())));
+}
+
+/// Owns a resource together with whatever it depends on.
+template <typename Holder>
+std::shared_ptr<rmm::mr::device_memory_resource> share(std::shared_ptr<Holder> holder,
+                                                       rmm::mr::device_memory_resource* mr)
+{
+  return std::shared_ptr<rmm::mr::device_memory_resource>{std::move(holder), mr};
+}
+
+inline std::shared_ptr<rmm::mr::device_memory_resource> make_cuda()
+{
+  return std::make_shared<rmm::mr::cuda_memory_resource>();
+}
+inline std::shared_ptr<rmm::mr::device_memory_resource> make_managed()
+{
+  return std::make_shared<rmm::mr::managed_memory_resource>();
+}
+inline std::shared_ptr<rmm::mr::device_memory_resource> make_pinned_host()
+{
+  return std::make_shared<rmm::mr::pinned_host_memory_resource>();
+}
+/// Null when the device cannot access pageable memory (the suite then skips).
+inline std::shared_ptr<rmm::mr::device_memory_resource> make_system()
+{
+  try {
+    return std::make_shared<rmm::mr::system_memory_resource>();
+  } catch (rmm::logic_error const&) {
+    return nullptr;
+  }
+}
+inline std::shared_ptr<rmm::mr::device_memory_resource> make_callback()
+{
+  struct holder {
+    rmm::mr::cuda_memory_resource upstream{};
+    rmm::mr::callback_memory_resource mr{
+      c_style_allocate, c_style_deallocate, upstream.handle(), upstream.handle()};
+  };
+  auto h = std::make_shared<holder>();
+  return share(h, &h->mr);
+}
+inline std::shared_ptr<rmm::mr::device_memory_resource> make_user_subclass()
+{
+  struct holder {
+    rmm::mr::cuda_memory_resource upstream{};
+    counting_resource mr{&upstream};
+  };
+  auto h = std::make_shared<holder>();
+  return share(h, &h->mr);
+}
+inline std::shared_ptr<rmm::mr::device_memory_resource> make_old_api_subclass()
+{
+  return std::make_shared<old_api_resource>();
+}
+
+/// Copies device (or host-accessible) memory to a host vector, in stream order, and waits.
+inline void copy_to_host(void* host, const void* device, std::size_t bytes, rmm::cuda_stream_view s)
+{
+  rmm::detail::check(rmm_memcpy_async(host, device, bytes, rmm::detail::to_c_stream(s.value())));
+  s.synchronize();
+}
+
+}  // namespace rmm_test
