@@ -11,6 +11,8 @@ mod managed;
 mod per_device;
 mod pinned_host;
 mod system;
+#[cfg(test)]
+mod tests;
 
 use std::any::Any;
 use std::ffi::c_void;
@@ -115,21 +117,6 @@ pub(crate) fn checked_pointer(
         });
     }
     Ok(ptr)
-}
-
-#[cfg(test)]
-pub(crate) mod test_support {
-    /// Makes tests use the host emulation unless the user picked a runtime explicitly
-    /// (`RMM_RUNTIME=cuda cargo test` runs the same tests on a GPU).
-    pub fn init() -> &'static dyn crate::runtime::Runtime {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            if std::env::var_os("RMM_RUNTIME").is_none() {
-                std::env::set_var("RMM_RUNTIME", "host");
-            }
-        });
-        crate::runtime::runtime().expect("runtime for tests")
-    }
 }
 
 /// The shared body of resources that call one runtime allocator per request.

@@ -7,11 +7,17 @@ use std::ffi::c_void;
 use super::{current_device_or_unknown, DeviceMemoryResource, ALLOCATION_ALIGNMENT};
 use crate::error::{Error, Result};
 use crate::runtime::{runtime, DeviceAttribute, Runtime, Stream};
+use parking_lot::Mutex;
+use std::collections::HashMap;
 
 /// Allocates with the host allocator; deallocation first synchronizes the stream, since the
 /// device may still be reading the memory and the host allocator knows nothing of streams.
+///
+/// Live allocations are recorded so that a foreign pointer or a double free is reported
+/// instead of corrupting the host heap (host `free` has no way to tell).
 pub struct SystemMemoryResource {
     rt: &'static dyn Runtime,
+    live: Mutex<HashMap<usize, usize>>,
 }
 
 impl SystemMemoryResource {
@@ -30,7 +36,10 @@ impl SystemMemoryResource {
                 rt.description()
             )));
         }
-        Ok(SystemMemoryResource { rt })
+        Ok(SystemMemoryResource {
+            rt,
+            live: Mutex::new(HashMap::new()),
+        })
     }
 }
 
@@ -60,20 +69,29 @@ impl DeviceMemoryResource for SystemMemoryResource {
                 ),
             });
         }
+        self.live.lock().insert(ptr as usize, bytes);
         Ok(ptr)
     }
 
-    fn deallocate(&self, ptr: *mut c_void, _bytes: usize, stream: Stream) -> Result<()> {
+    // The pointer is checked against the live table before `free` sees it.
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
+    fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
         if ptr.is_null() {
             return Ok(());
+        }
+        if self.live.lock().remove(&(ptr as usize)).is_none() {
+            return Err(Error::invalid(format!(
+                "system_memory_resource: cannot free {ptr:p} ({bytes} bytes): it was not \
+                 allocated by this resource or was already freed"
+            )));
         }
         if !crate::runtime::process_is_exiting() {
             self.rt
                 .stream_synchronize(stream)
                 .map_err(|e| Error::runtime(current_device_or_unknown(self.rt), e))?;
         }
-        // SAFETY: the caller hands back a pointer this resource returned from posix_memalign
-        // (the trait's contract); free accepts exactly those.
+        // SAFETY: `ptr` was in the live table, so posix_memalign returned it and it has not
+        // been freed since; removing it from the table makes this the only free.
         unsafe { libc::free(ptr) };
         Ok(())
     }
