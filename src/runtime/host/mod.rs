@@ -168,12 +168,15 @@ impl HostRuntime {
 
     fn current(&self) -> DeviceId {
         let id = self.inner.id;
-        CURRENT_DEVICE.with(|c| {
-            c.borrow()
-                .iter()
-                .find(|(rt, _)| *rt == id)
-                .map_or(0, |&(_, d)| d)
-        })
+        // `try_with`: a call from another thread-local's destructor sees device 0.
+        CURRENT_DEVICE
+            .try_with(|c| {
+                c.borrow()
+                    .iter()
+                    .find(|(rt, _)| *rt == id)
+                    .map_or(0, |&(_, d)| d)
+            })
+            .unwrap_or(0)
     }
 
     fn check_device(&self, call: &'static str, device: DeviceId) -> RtResult<()> {
@@ -196,12 +199,16 @@ impl HostRuntime {
 
     fn per_thread_stream(&self, call: &'static str, device: DeviceId) -> RtResult<Arc<HostStream>> {
         let id = self.inner.id;
-        let found = PER_THREAD.with(|p| {
-            p.borrow()
-                .iter()
-                .find(|e| e.runtime == id && e.device == device)
-                .map(|e| Arc::clone(&e.stream))
-        });
+        // A thread whose thread-locals are being torn down has no per-thread stream left.
+        let gone = || rt_err(call, RuntimeErrorKind::InvalidHandle);
+        let found = PER_THREAD
+            .try_with(|p| {
+                p.borrow()
+                    .iter()
+                    .find(|e| e.runtime == id && e.device == device)
+                    .map(|e| Arc::clone(&e.stream))
+            })
+            .map_err(|_| gone())?;
         if let Some(s) = found {
             return Ok(s);
         }
@@ -210,14 +217,16 @@ impl HostRuntime {
             .streams
             .lock()
             .push(Arc::clone(&s));
-        PER_THREAD.with(|p| {
-            p.borrow_mut().push(PerThreadStream {
-                runtime: id,
-                device,
-                stream: Arc::clone(&s),
-                inner: Arc::downgrade(&self.inner),
-            })
-        });
+        let entry = PerThreadStream {
+            runtime: id,
+            device,
+            stream: Arc::clone(&s),
+            inner: Arc::downgrade(&self.inner),
+        };
+        // On failure the entry is dropped here, which unregisters and closes the stream.
+        PER_THREAD
+            .try_with(move |p| p.borrow_mut().push(entry))
+            .map_err(|_| gone())?;
         Ok(s)
     }
 
@@ -327,6 +336,8 @@ impl HostRuntime {
 impl Drop for HostRuntime {
     fn drop(&mut self) {
         // Drain every queue before the memory table unmaps what queued copies may touch.
+        // (Dropping the runtime from one of its own host functions would wait forever; the
+        // process-wide runtime is a static and never dropped.)
         for device in 0..self.inner.devices.len() {
             for s in self.device_streams(device as DeviceId) {
                 s.close();
@@ -1455,6 +1466,35 @@ mod tests {
             t.join().unwrap();
         }
         assert_eq!(r.mem_get_info().unwrap().free, GIB);
+    }
+
+    #[test]
+    fn per_thread_stream_ends_with_its_thread() {
+        let r = Arc::new(rt(1, GIB));
+        let r2 = Arc::clone(&r);
+        let done = Arc::new(AtomicBool::new(false));
+        let d = Arc::clone(&done);
+        std::thread::spawn(move || {
+            let tx = gate(&r2, Stream::PER_THREAD);
+            r2.launch_host_func(
+                Stream::PER_THREAD,
+                Box::new(move || d.store(true, Ordering::SeqCst)),
+            )
+            .unwrap();
+            assert_eq!(r2.device_streams(0).len(), 1);
+            tx.send(()).unwrap();
+        })
+        .join()
+        .unwrap();
+        // The thread's stream is unregistered at thread exit; its queued work still ran.
+        assert!(r.device_streams(0).is_empty());
+        for _ in 0..500 {
+            if done.load(Ordering::SeqCst) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        assert!(done.load(Ordering::SeqCst));
     }
 
     #[test]
