@@ -1,1 +1,224 @@
-//! Device memory resources.
+//! Device memory resources: the [`DeviceMemoryResource`] trait, the resources that sit
+//! directly on the runtime, and the per-device registry.
+//!
+//! Resources are shared through [`SharedResource`] (`Arc<dyn DeviceMemoryResource>`): a
+//! resource built on another holds an `Arc` to it, so an upstream can never be freed while
+//! something built on it is alive.
+
+mod callback;
+mod cuda;
+mod managed;
+mod per_device;
+mod pinned_host;
+mod system;
+#[cfg(test)]
+mod tests;
+
+use std::any::Any;
+use std::ffi::c_void;
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::runtime::{DeviceId, Runtime, RuntimeError, RuntimeErrorKind, Stream};
+
+pub use callback::{AllocateFn, CallbackMemoryResource, DeallocateFn};
+pub use cuda::CudaMemoryResource;
+pub use managed::ManagedMemoryResource;
+pub use per_device::{
+    get_current_device_resource, get_per_device_resource, get_per_device_resource_tagged,
+    initial_resource_tag, reset_current_device_resource, reset_per_device_resource,
+    set_current_device_resource, set_per_device_resource, set_per_device_resource_tagged,
+};
+pub use pinned_host::PinnedHostMemoryResource;
+pub use system::SystemMemoryResource;
+
+/// Alignment of every device allocation, in bytes (RMM's `CUDA_ALLOCATION_ALIGNMENT`).
+pub const ALLOCATION_ALIGNMENT: usize = 256;
+
+/// A stream-ordered device memory resource (hipMM's `device_memory_resource`).
+///
+/// Every implementation is safe for concurrent use. Allocations are aligned to at least
+/// [`ALLOCATION_ALIGNMENT`]; a zero-byte allocation returns null and succeeds; freeing null
+/// is a no-op.
+pub trait DeviceMemoryResource: Send + Sync + Debug + 'static {
+    /// Allocates `bytes`, usable in stream order on `stream`.
+    fn allocate(&self, bytes: usize, stream: Stream) -> Result<*mut c_void>;
+
+    /// Returns `ptr` (of `bytes`, as allocated) to the resource, in stream order on `stream`.
+    fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()>;
+
+    /// True when memory allocated by `self` may be freed by `other` and vice versa.
+    fn is_equal(&self, other: &dyn DeviceMemoryResource) -> bool {
+        same_object(self.as_any(), other.as_any())
+    }
+
+    /// hipMM's class name of this resource, e.g. `cuda_memory_resource`.
+    fn name(&self) -> &'static str;
+
+    /// For downcasting to the concrete type (introspection through the C ABI).
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// A shared, reference-counted resource.
+pub type SharedResource = Arc<dyn DeviceMemoryResource>;
+
+/// True when both references point at the same object.
+pub(crate) fn same_object(a: &dyn Any, b: &dyn Any) -> bool {
+    std::ptr::addr_eq(a as *const dyn Any, b as *const dyn Any)
+}
+
+/// Turns a failed runtime allocation into an out-of-memory error that keeps the size, the
+/// device and the runtime's own error name, or a runtime error for other failures.
+pub(crate) fn allocation_error(
+    err: RuntimeError,
+    requested: usize,
+    resource: &'static str,
+    device: DeviceId,
+) -> Error {
+    if err.kind == RuntimeErrorKind::OutOfMemory {
+        Error::OutOfMemory {
+            requested,
+            resource,
+            device,
+            detail: format!("{} returned {} ({})", err.call, err.name, err.message),
+        }
+    } else {
+        Error::runtime(device, err)
+    }
+}
+
+/// The calling thread's current device, or `-1` if the runtime cannot say.
+pub(crate) fn current_device_or_unknown(rt: &dyn Runtime) -> DeviceId {
+    rt.get_device().unwrap_or(-1)
+}
+
+/// Checks what a runtime allocator returned: a null or misaligned pointer is a bug below us,
+/// reported rather than handed to the user.
+pub(crate) fn checked_pointer(
+    ptr: *mut c_void,
+    requested: usize,
+    resource: &'static str,
+) -> Result<*mut c_void> {
+    if ptr.is_null() {
+        return Err(Error::BadAlloc {
+            requested,
+            resource,
+            detail: "the runtime returned a null pointer".into(),
+        });
+    }
+    if (ptr as usize) % ALLOCATION_ALIGNMENT != 0 {
+        return Err(Error::BadAlloc {
+            requested,
+            resource,
+            detail: format!(
+                "the runtime returned {ptr:p}, which is not aligned to {ALLOCATION_ALIGNMENT} bytes"
+            ),
+        });
+    }
+    Ok(ptr)
+}
+
+/// The shared body of resources that call one runtime allocator per request.
+pub(crate) fn direct_allocate(
+    rt: &dyn Runtime,
+    bytes: usize,
+    resource: &'static str,
+    alloc: impl FnOnce(usize) -> crate::runtime::RtResult<*mut c_void>,
+) -> Result<*mut c_void> {
+    if bytes == 0 {
+        return Ok(std::ptr::null_mut());
+    }
+    match alloc(bytes) {
+        Ok(p) => checked_pointer(p, bytes, resource),
+        Err(e) => Err(allocation_error(
+            e,
+            bytes,
+            resource,
+            current_device_or_unknown(rt),
+        )),
+    }
+}
+
+/// The shared body of deallocation through one runtime call. A pointer the runtime does
+/// not know is reported as an invalid argument naming it; after process exit begins the
+/// memory is leaked instead of calling a runtime that may be gone.
+pub(crate) fn direct_deallocate(
+    rt: &dyn Runtime,
+    ptr: *mut c_void,
+    bytes: usize,
+    resource: &'static str,
+    free: impl FnOnce(*mut c_void) -> crate::runtime::RtResult<()>,
+) -> Result<()> {
+    if ptr.is_null() || crate::runtime::process_is_exiting() {
+        return Ok(());
+    }
+    free(ptr).map_err(|e| {
+        if e.kind == RuntimeErrorKind::InvalidValue {
+            Error::invalid(format!(
+                "{resource}: cannot free {ptr:p} ({bytes} bytes): it was not allocated by \
+                 this kind of resource or was already freed ({} returned {})",
+                e.call, e.name
+            ))
+        } else {
+            Error::runtime(current_device_or_unknown(rt), e)
+        }
+    })
+}
+
+/// Declares a resource that calls one runtime allocator and one runtime free per request.
+/// The three such resources differ only in those two calls and their names.
+macro_rules! direct_resource {
+    ($(#[$doc:meta])* $ty:ident, $name:literal, $alloc:ident, $free:ident) => {
+        $(#[$doc])*
+        pub struct $ty {
+            rt: &'static dyn $crate::runtime::Runtime,
+        }
+
+        impl $ty {
+            /// A resource over the process's runtime.
+            pub fn new() -> $crate::error::Result<Self> {
+                Ok($ty { rt: $crate::runtime::runtime()? })
+            }
+        }
+
+        impl std::fmt::Debug for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}({})", $name, self.rt.kind().name())
+            }
+        }
+
+        impl $crate::mr::DeviceMemoryResource for $ty {
+            fn allocate(
+                &self,
+                bytes: usize,
+                _stream: $crate::runtime::Stream,
+            ) -> $crate::error::Result<*mut std::ffi::c_void> {
+                $crate::mr::direct_allocate(self.rt, bytes, $name, |b| self.rt.$alloc(b))
+            }
+
+            fn deallocate(
+                &self,
+                ptr: *mut std::ffi::c_void,
+                bytes: usize,
+                _stream: $crate::runtime::Stream,
+            ) -> $crate::error::Result<()> {
+                $crate::mr::direct_deallocate(self.rt, ptr, bytes, $name, |p| self.rt.$free(p))
+            }
+
+            /// All resources of this class are interchangeable (as in hipMM).
+            fn is_equal(&self, other: &dyn $crate::mr::DeviceMemoryResource) -> bool {
+                other.as_any().is::<$ty>()
+            }
+
+            fn name(&self) -> &'static str {
+                $name
+            }
+
+            fn as_any(&self) -> &dyn std::any::Any {
+                self
+            }
+        }
+    };
+}
+pub(crate) use direct_resource;

@@ -8,9 +8,9 @@
 //! resources, the C ABI and the C++ wrapper are the same on AMD, NVIDIA and CPU-only hosts.
 //! One process uses one backend, chosen once by `RMM_RUNTIME` (see [`runtime`]).
 
+pub mod cuda;
 mod dl;
 mod gpu;
-pub mod cuda;
 pub mod hip;
 pub mod host;
 mod select;
@@ -329,8 +329,7 @@ pub trait Runtime: Send + Sync + 'static {
     /// The default pool of `device`.
     fn device_get_default_mem_pool(&self, device: DeviceId) -> RtResult<MemPool>;
     /// Sets a pool attribute (boolean attributes take 0/1).
-    fn mem_pool_set_attribute(&self, pool: MemPool, attr: MemPoolAttr, value: u64)
-        -> RtResult<()>;
+    fn mem_pool_set_attribute(&self, pool: MemPool, attr: MemPoolAttr, value: u64) -> RtResult<()>;
     /// Reads a pool attribute.
     fn mem_pool_get_attribute(&self, pool: MemPool, attr: MemPoolAttr) -> RtResult<u64>;
     /// Releases reserved memory until at most `min_bytes_to_keep` stay reserved.

@@ -81,7 +81,7 @@ pub fn runtime() -> Result<&'static dyn Runtime> {
 fn load(choice: RuntimeChoice) -> Result<Box<dyn Runtime>> {
     const HOW: &str = "set RMM_RUNTIME=host to use the host emulation on a machine without a GPU";
     match choice {
-        RuntimeChoice::Host => { let _ = super::host::HostRuntime::from_env()?; unreachable!() },
+        RuntimeChoice::Host => Ok(Box::new(super::host::HostRuntime::from_env()?)),
         RuntimeChoice::Hip => with_device(super::hip::load())
             .map_err(|e| Error::NoRuntime(format!("RMM_RUNTIME=hip: {e}; {HOW}"))),
         RuntimeChoice::Cuda => with_device(super::cuda::load())

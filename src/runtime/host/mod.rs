@@ -1,10 +1,1505 @@
-//! Host emulation backend (placeholder until the backend lands).
-use crate::error::{Error, Result};
-/// The host emulation.
-pub struct HostRuntime;
+//! Host emulation backend: emulated devices whose memory is lazily committed host memory,
+//! streams backed by worker threads, events, and stream-ordered mempools.
+//!
+//! Configured by `RMM_HOST_DEVICES` (default 1) and `RMM_HOST_DEVICE_MEMORY` (default
+//! 16 GiB per device; see [`parse_size`] for the syntax).
+
+mod config;
+mod memory;
+mod mempool;
+mod stream;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
+
+use parking_lot::{Mutex, RwLock};
+
+pub use config::{parse_size, HostConfig, DEFAULT_DEVICE_MEMORY, MAX_DEVICES, SIZE_FORMAT};
+
+use self::memory::{AllocKind, Memory};
+use self::mempool::HostPool;
+use self::stream::{HostEvent, HostStream, StreamKind, Task};
+use super::{
+    DeviceAttribute, DeviceId, Event, HostFn, MemAdvice, MemHandleType, MemInfo, MemPool,
+    MemPoolAttr, MemPoolLocation, MemPoolProps, PointerAttributes, RtResult, Runtime, RuntimeError,
+    RuntimeErrorKind, RuntimeKind, Stream, StreamFlags,
+};
+use crate::error::Result;
+
+/// Builds the runtime error a real runtime would report, with `host`-prefixed names and
+/// CUDA's numeric codes.
+pub(crate) fn rt_err(call: &'static str, kind: RuntimeErrorKind) -> RuntimeError {
+    let (code, name, message) = match kind {
+        RuntimeErrorKind::InvalidValue => (1, "hostErrorInvalidValue", "invalid argument"),
+        RuntimeErrorKind::OutOfMemory => (2, "hostErrorMemoryAllocation", "out of memory"),
+        RuntimeErrorKind::NoDevice => (100, "hostErrorNoDevice", "no device is detected"),
+        RuntimeErrorKind::InvalidDevice => {
+            (101, "hostErrorInvalidDevice", "invalid device ordinal")
+        }
+        RuntimeErrorKind::InvalidHandle => (
+            400,
+            "hostErrorInvalidResourceHandle",
+            "invalid resource handle",
+        ),
+        RuntimeErrorKind::NotReady => (600, "hostErrorNotReady", "device not ready"),
+        RuntimeErrorKind::NotSupported => (801, "hostErrorNotSupported", "operation not supported"),
+        RuntimeErrorKind::Other => (999, "hostErrorUnknown", "unknown error"),
+    };
+    RuntimeError {
+        call,
+        code,
+        kind,
+        name: name.into(),
+        message: message.into(),
+    }
+}
+
+fn launch_failure(call: &'static str, why: String) -> RuntimeError {
+    RuntimeError {
+        call,
+        code: 719,
+        kind: RuntimeErrorKind::Other,
+        name: "hostErrorLaunchFailure".into(),
+        message: format!("unspecified launch failure: host function panicked: {why}"),
+    }
+}
+
+/// Distinguishes runtimes in the thread-locals (tests build many).
+static NEXT_RUNTIME_ID: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    static CURRENT_DEVICE: RefCell<Vec<(u64, DeviceId)>> = const { RefCell::new(Vec::new()) };
+    static PER_THREAD: RefCell<Vec<PerThreadStream>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A per-thread default stream, destroyed when its thread exits so its worker ends too.
+struct PerThreadStream {
+    runtime: u64,
+    device: DeviceId,
+    stream: Arc<HostStream>,
+    inner: Weak<Inner>,
+}
+
+impl Drop for PerThreadStream {
+    fn drop(&mut self) {
+        if let Some(inner) = self.inner.upgrade() {
+            inner.devices[self.device as usize]
+                .streams
+                .lock()
+                .retain(|s| !Arc::ptr_eq(s, &self.stream));
+        }
+        self.stream.close();
+    }
+}
+
+struct Device {
+    default_stream: Mutex<Option<Arc<HostStream>>>,
+    /// Created and per-thread streams (not the default stream).
+    streams: Mutex<Vec<Arc<HostStream>>>,
+    /// Serializes enqueues that take part in legacy synchronization, so the waits they
+    /// capture follow one submission order and can never form a cycle.
+    order: Mutex<()>,
+    default_pool: Mutex<Option<Arc<HostPool>>>,
+}
+
+struct Inner {
+    id: u64,
+    config: HostConfig,
+    memory: Arc<Memory>,
+    devices: Vec<Device>,
+    streams: RwLock<HashMap<usize, Arc<HostStream>>>,
+    events: RwLock<HashMap<usize, Arc<HostEvent>>>,
+    pools: RwLock<HashMap<usize, Arc<HostPool>>>,
+    /// One counter for all handle kinds: stream, event and pool handles never collide,
+    /// and start well above the special stream values 0, 1 and 2.
+    next_handle: AtomicUsize,
+}
+
+/// The host emulation of a GPU runtime.
+pub struct HostRuntime {
+    inner: Arc<Inner>,
+}
+
 impl HostRuntime {
-    /// Reads `RMM_HOST_DEVICES` and `RMM_HOST_DEVICE_MEMORY`.
+    /// Builds the emulation from `RMM_HOST_DEVICES` and `RMM_HOST_DEVICE_MEMORY`.
     pub fn from_env() -> Result<HostRuntime> {
-        Err(Error::Unsupported("host backend not built yet".into()))
+        Ok(Self::new(HostConfig::from_env()?))
+    }
+
+    /// Builds the emulation from an explicit configuration (clamped to 1..=64 devices).
+    pub fn new(config: HostConfig) -> HostRuntime {
+        let config = HostConfig {
+            devices: config.devices.clamp(1, MAX_DEVICES),
+            ..config
+        };
+        let devices = (0..config.devices)
+            .map(|_| Device {
+                default_stream: Mutex::new(None),
+                streams: Mutex::new(Vec::new()),
+                order: Mutex::new(()),
+                default_pool: Mutex::new(None),
+            })
+            .collect();
+        HostRuntime {
+            inner: Arc::new(Inner {
+                id: NEXT_RUNTIME_ID.fetch_add(1, Ordering::Relaxed),
+                config,
+                memory: Arc::new(Memory::new(config.devices, config.memory_per_device)),
+                devices,
+                streams: RwLock::new(HashMap::new()),
+                events: RwLock::new(HashMap::new()),
+                pools: RwLock::new(HashMap::new()),
+                next_handle: AtomicUsize::new(0x1000),
+            }),
+        }
+    }
+
+    /// The configuration in use.
+    pub fn config(&self) -> HostConfig {
+        self.inner.config
+    }
+
+    fn new_handle(&self) -> usize {
+        self.inner.next_handle.fetch_add(0x10, Ordering::Relaxed)
+    }
+
+    fn current(&self) -> DeviceId {
+        let id = self.inner.id;
+        // `try_with`: a call from another thread-local's destructor sees device 0.
+        CURRENT_DEVICE
+            .try_with(|c| {
+                c.borrow()
+                    .iter()
+                    .find(|(rt, _)| *rt == id)
+                    .map_or(0, |&(_, d)| d)
+            })
+            .unwrap_or(0)
+    }
+
+    fn check_device(&self, call: &'static str, device: DeviceId) -> RtResult<()> {
+        if device >= 0 && (device as usize) < self.inner.devices.len() {
+            Ok(())
+        } else {
+            Err(rt_err(call, RuntimeErrorKind::InvalidDevice))
+        }
+    }
+
+    fn default_stream(&self, call: &'static str, device: DeviceId) -> RtResult<Arc<HostStream>> {
+        let mut slot = self.inner.devices[device as usize].default_stream.lock();
+        if let Some(s) = slot.as_ref() {
+            return Ok(Arc::clone(s));
+        }
+        let s = HostStream::spawn(call, 0, device, StreamKind::Legacy)?;
+        *slot = Some(Arc::clone(&s));
+        Ok(s)
+    }
+
+    fn per_thread_stream(&self, call: &'static str, device: DeviceId) -> RtResult<Arc<HostStream>> {
+        let id = self.inner.id;
+        // A thread whose thread-locals are being torn down has no per-thread stream left.
+        let gone = || rt_err(call, RuntimeErrorKind::InvalidHandle);
+        let found = PER_THREAD
+            .try_with(|p| {
+                p.borrow()
+                    .iter()
+                    .find(|e| e.runtime == id && e.device == device)
+                    .map(|e| Arc::clone(&e.stream))
+            })
+            .map_err(|_| gone())?;
+        if let Some(s) = found {
+            return Ok(s);
+        }
+        let s = HostStream::spawn(call, self.new_handle(), device, StreamKind::Blocking)?;
+        self.inner.devices[device as usize]
+            .streams
+            .lock()
+            .push(Arc::clone(&s));
+        let entry = PerThreadStream {
+            runtime: id,
+            device,
+            stream: Arc::clone(&s),
+            inner: Arc::downgrade(&self.inner),
+        };
+        // On failure the entry is dropped here, which unregisters and closes the stream.
+        PER_THREAD
+            .try_with(move |p| p.borrow_mut().push(entry))
+            .map_err(|_| gone())?;
+        Ok(s)
+    }
+
+    /// Resolves a stream handle: 0/1 the current device's default stream, 2 the
+    /// per-thread stream, anything else must be a live created stream.
+    fn stream(&self, call: &'static str, stream: Stream) -> RtResult<Arc<HostStream>> {
+        match stream.0 {
+            0 | 1 => self.default_stream(call, self.current()),
+            2 => self.per_thread_stream(call, self.current()),
+            h => self
+                .inner
+                .streams
+                .read()
+                .get(&h)
+                .cloned()
+                .ok_or_else(|| rt_err(call, RuntimeErrorKind::InvalidHandle)),
+        }
+    }
+
+    fn event(&self, call: &'static str, event: Event) -> RtResult<Arc<HostEvent>> {
+        self.inner
+            .events
+            .read()
+            .get(&event.0)
+            .cloned()
+            .ok_or_else(|| rt_err(call, RuntimeErrorKind::InvalidHandle))
+    }
+
+    fn pool(&self, call: &'static str, pool: MemPool) -> RtResult<Arc<HostPool>> {
+        self.inner
+            .pools
+            .read()
+            .get(&pool.0)
+            .cloned()
+            .ok_or_else(|| rt_err(call, RuntimeErrorKind::InvalidHandle))
+    }
+
+    fn default_pool(&self, device: DeviceId) -> Arc<HostPool> {
+        let mut slot = self.inner.devices[device as usize].default_pool.lock();
+        if let Some(p) = slot.as_ref() {
+            return Arc::clone(p);
+        }
+        let handle = self.new_handle();
+        let pool = Arc::new(HostPool::new(
+            handle,
+            device,
+            true,
+            false,
+            0,
+            Arc::clone(&self.inner.memory),
+        ));
+        self.inner.pools.write().insert(handle, Arc::clone(&pool));
+        *slot = Some(Arc::clone(&pool));
+        pool
+    }
+
+    /// Queues `task` on `s`, first queuing the waits legacy default-stream semantics need:
+    /// the legacy stream waits for blocking streams' earlier work and vice versa.
+    fn submit(&self, call: &'static str, s: &HostStream, task: Task) -> RtResult<()> {
+        let closed = |_| rt_err(call, RuntimeErrorKind::InvalidHandle);
+        let device = &self.inner.devices[s.device as usize];
+        match s.kind {
+            StreamKind::NonBlocking => s.push(task).map(drop).map_err(closed),
+            StreamKind::Legacy => {
+                let _order = device.order.lock();
+                for other in device.streams.lock().iter() {
+                    if other.kind != StreamKind::Blocking {
+                        continue;
+                    }
+                    if let Some(seq) = other.pending() {
+                        let other = Arc::clone(other);
+                        s.push(Box::new(move || other.wait_for(seq)))
+                            .map_err(closed)?;
+                    }
+                }
+                s.push(task).map(drop).map_err(closed)
+            }
+            StreamKind::Blocking => {
+                let _order = device.order.lock();
+                let legacy = device.default_stream.lock().clone();
+                if let Some(legacy) = legacy {
+                    if let Some(seq) = legacy.pending() {
+                        s.push(Box::new(move || legacy.wait_for(seq)))
+                            .map_err(closed)?;
+                    }
+                }
+                s.push(task).map(drop).map_err(closed)
+            }
+        }
+    }
+
+    fn sync_stream(call: &'static str, s: &HostStream) -> RtResult<()> {
+        match s.synchronize() {
+            None => Ok(()),
+            Some(why) => Err(launch_failure(call, why)),
+        }
+    }
+
+    fn device_streams(&self, device: DeviceId) -> Vec<Arc<HostStream>> {
+        let d = &self.inner.devices[device as usize];
+        let mut all: Vec<_> = d.default_stream.lock().iter().cloned().collect();
+        all.extend(d.streams.lock().iter().cloned());
+        all
+    }
+}
+
+impl Drop for HostRuntime {
+    fn drop(&mut self) {
+        // Drain every queue before the memory table unmaps what queued copies may touch.
+        // (Dropping the runtime from one of its own host functions would wait forever; the
+        // process-wide runtime is a static and never dropped.)
+        for device in 0..self.inner.devices.len() {
+            for s in self.device_streams(device as DeviceId) {
+                s.close();
+                s.synchronize();
+            }
+        }
+        for pool in self.inner.pools.write().drain().map(|(_, p)| p) {
+            pool.destroy();
+        }
+    }
+}
+
+impl Runtime for HostRuntime {
+    fn kind(&self) -> RuntimeKind {
+        RuntimeKind::Host
+    }
+
+    fn description(&self) -> String {
+        let c = self.inner.config;
+        format!(
+            "host emulation: {} device(s) of {}",
+            c.devices,
+            human_size(c.memory_per_device)
+        )
+    }
+
+    fn device_count(&self) -> RtResult<i32> {
+        Ok(self.inner.devices.len() as i32)
+    }
+
+    fn get_device(&self) -> RtResult<DeviceId> {
+        Ok(self.current())
+    }
+
+    fn set_device(&self, device: DeviceId) -> RtResult<()> {
+        self.check_device("hostSetDevice", device)?;
+        let id = self.inner.id;
+        CURRENT_DEVICE.with(|c| {
+            let mut c = c.borrow_mut();
+            match c.iter_mut().find(|(rt, _)| *rt == id) {
+                Some(entry) => entry.1 = device,
+                None => c.push((id, device)),
+            }
+        });
+        Ok(())
+    }
+
+    fn device_synchronize(&self) -> RtResult<()> {
+        let mut first_error = Ok(());
+        for s in self.device_streams(self.current()) {
+            let r = Self::sync_stream("hostDeviceSynchronize", &s);
+            if first_error.is_ok() {
+                first_error = r;
+            }
+        }
+        first_error
+    }
+
+    fn mem_get_info(&self) -> RtResult<MemInfo> {
+        let m = &self.inner.memory;
+        let total = m.capacity();
+        Ok(MemInfo {
+            free: total - m.used(self.current()),
+            total,
+        })
+    }
+
+    fn device_attribute(&self, attr: DeviceAttribute, device: DeviceId) -> RtResult<i32> {
+        self.check_device("hostDeviceGetAttribute", device)?;
+        Ok(match attr {
+            DeviceAttribute::PageableMemoryAccess
+            | DeviceAttribute::ConcurrentManagedAccess
+            | DeviceAttribute::ManagedMemory
+            | DeviceAttribute::MemoryPoolsSupported => 1,
+            DeviceAttribute::MemoryPoolSupportedHandleTypes => 0,
+            DeviceAttribute::MultiprocessorCount => std::thread::available_parallelism()
+                .map_or(1, |n| n.get().min(i32::MAX as usize) as i32),
+            DeviceAttribute::PciBusId => device,
+        })
+    }
+
+    fn malloc(&self, bytes: usize) -> RtResult<*mut c_void> {
+        if bytes == 0 {
+            return Ok(std::ptr::null_mut());
+        }
+        self.inner
+            .memory
+            .allocate("hostMalloc", bytes, self.current(), AllocKind::Device)
+    }
+
+    fn free(&self, ptr: *mut c_void) -> RtResult<()> {
+        if ptr.is_null() {
+            return Ok(());
+        }
+        self.inner
+            .memory
+            .free("hostFree", ptr as usize, |k| {
+                matches!(k, AllocKind::Device | AllocKind::Managed)
+            })
+            .map(drop)
+    }
+
+    fn malloc_managed(&self, bytes: usize) -> RtResult<*mut c_void> {
+        self.inner.memory.allocate(
+            "hostMallocManaged",
+            bytes,
+            self.current(),
+            AllocKind::Managed,
+        )
+    }
+
+    fn malloc_host(&self, bytes: usize) -> RtResult<*mut c_void> {
+        if bytes == 0 {
+            return Ok(std::ptr::null_mut());
+        }
+        self.inner
+            .memory
+            .allocate("hostMallocHost", bytes, self.current(), AllocKind::Pinned)
+    }
+
+    fn free_host(&self, ptr: *mut c_void) -> RtResult<()> {
+        if ptr.is_null() {
+            return Ok(());
+        }
+        self.inner
+            .memory
+            .free("hostFreeHost", ptr as usize, |k| k == AllocKind::Pinned)
+            .map(drop)
+    }
+
+    fn malloc_async(&self, bytes: usize, stream: Stream) -> RtResult<*mut c_void> {
+        self.stream("hostMallocAsync", stream)?;
+        self.default_pool(self.current()).allocate(bytes)
+    }
+
+    fn malloc_from_pool_async(
+        &self,
+        bytes: usize,
+        pool: MemPool,
+        stream: Stream,
+    ) -> RtResult<*mut c_void> {
+        let pool = self.pool("hostMallocFromPoolAsync", pool)?;
+        self.stream("hostMallocFromPoolAsync", stream)?;
+        pool.allocate(bytes)
+    }
+
+    fn free_async(&self, ptr: *mut c_void, stream: Stream) -> RtResult<()> {
+        const CALL: &str = "hostFreeAsync";
+        let s = self.stream(CALL, stream)?;
+        if ptr.is_null() {
+            return Ok(());
+        }
+        let ptr = ptr as usize;
+        let invalid = || rt_err(CALL, RuntimeErrorKind::InvalidValue);
+        let Some(AllocKind::Pool { pool, .. }) = self.inner.memory.get(ptr).map(|a| a.kind) else {
+            return Err(invalid());
+        };
+        let pool = self
+            .inner
+            .pools
+            .read()
+            .get(&pool)
+            .cloned()
+            .ok_or_else(invalid)?;
+        pool.begin_free(ptr)?;
+        let queued = Arc::clone(&pool);
+        let r = self.submit(CALL, &s, Box::new(move || queued.finish_free(ptr)));
+        if r.is_err() {
+            pool.cancel_free(ptr);
+        }
+        r
+    }
+
+    fn mem_pool_create(&self, props: &MemPoolProps) -> RtResult<MemPool> {
+        const CALL: &str = "hostMemPoolCreate";
+        self.check_device(CALL, props.device)?;
+        if props.handle_type != MemHandleType::None {
+            return Err(rt_err(CALL, RuntimeErrorKind::NotSupported));
+        }
+        let handle = self.new_handle();
+        let pool = HostPool::new(
+            handle,
+            props.device,
+            false,
+            props.location == MemPoolLocation::Managed,
+            props.max_size,
+            Arc::clone(&self.inner.memory),
+        );
+        self.inner.pools.write().insert(handle, Arc::new(pool));
+        Ok(MemPool(handle))
+    }
+
+    fn mem_pool_destroy(&self, pool: MemPool) -> RtResult<()> {
+        const CALL: &str = "hostMemPoolDestroy";
+        let mut pools = self.inner.pools.write();
+        match pools.get(&pool.0) {
+            None => Err(rt_err(CALL, RuntimeErrorKind::InvalidHandle)),
+            Some(p) if p.is_default => Err(rt_err(CALL, RuntimeErrorKind::InvalidValue)),
+            Some(_) => {
+                let p = pools.remove(&pool.0).expect("checked above");
+                drop(pools);
+                p.destroy();
+                Ok(())
+            }
+        }
+    }
+
+    fn device_get_default_mem_pool(&self, device: DeviceId) -> RtResult<MemPool> {
+        self.check_device("hostDeviceGetDefaultMemPool", device)?;
+        Ok(MemPool(self.default_pool(device).handle))
+    }
+
+    fn mem_pool_set_attribute(&self, pool: MemPool, attr: MemPoolAttr, value: u64) -> RtResult<()> {
+        self.pool("hostMemPoolSetAttribute", pool)?
+            .set_attribute(attr, value)
+    }
+
+    fn mem_pool_get_attribute(&self, pool: MemPool, attr: MemPoolAttr) -> RtResult<u64> {
+        Ok(self
+            .pool("hostMemPoolGetAttribute", pool)?
+            .get_attribute(attr))
+    }
+
+    fn mem_pool_trim_to(&self, pool: MemPool, min_bytes_to_keep: usize) -> RtResult<()> {
+        self.pool("hostMemPoolTrimTo", pool)?
+            .trim_to(min_bytes_to_keep);
+        Ok(())
+    }
+
+    fn stream_create(&self, flags: StreamFlags) -> RtResult<Stream> {
+        let device = self.current();
+        let handle = self.new_handle();
+        let kind = if flags.non_blocking {
+            StreamKind::NonBlocking
+        } else {
+            StreamKind::Blocking
+        };
+        let s = HostStream::spawn("hostStreamCreate", handle, device, kind)?;
+        self.inner.devices[device as usize]
+            .streams
+            .lock()
+            .push(Arc::clone(&s));
+        self.inner.streams.write().insert(handle, s);
+        Ok(Stream(handle))
+    }
+
+    fn stream_destroy(&self, stream: Stream) -> RtResult<()> {
+        let s = self
+            .inner
+            .streams
+            .write()
+            .remove(&stream.0)
+            .ok_or_else(|| rt_err("hostStreamDestroy", RuntimeErrorKind::InvalidHandle))?;
+        self.inner.devices[s.device as usize]
+            .streams
+            .lock()
+            .retain(|o| !Arc::ptr_eq(o, &s));
+        s.close();
+        Ok(())
+    }
+
+    fn stream_synchronize(&self, stream: Stream) -> RtResult<()> {
+        const CALL: &str = "hostStreamSynchronize";
+        let s = self.stream(CALL, stream)?;
+        Self::sync_stream(CALL, &s)
+    }
+
+    fn stream_query(&self, stream: Stream) -> RtResult<bool> {
+        Ok(self.stream("hostStreamQuery", stream)?.is_idle())
+    }
+
+    fn event_create(&self) -> RtResult<Event> {
+        let handle = self.new_handle();
+        self.inner
+            .events
+            .write()
+            .insert(handle, Arc::new(HostEvent::new()));
+        Ok(Event(handle))
+    }
+
+    fn event_destroy(&self, event: Event) -> RtResult<()> {
+        self.inner
+            .events
+            .write()
+            .remove(&event.0)
+            .map(drop)
+            .ok_or_else(|| rt_err("hostEventDestroy", RuntimeErrorKind::InvalidHandle))
+    }
+
+    fn event_record(&self, event: Event, stream: Stream) -> RtResult<()> {
+        const CALL: &str = "hostEventRecord";
+        let ev = self.event(CALL, event)?;
+        let s = self.stream(CALL, stream)?;
+        let g = ev.begin_record();
+        let queued = Arc::clone(&ev);
+        let r = self.submit(CALL, &s, Box::new(move || queued.complete(g)));
+        if r.is_err() {
+            // Never leave a record that no worker will complete.
+            ev.complete(g);
+        }
+        r
+    }
+
+    fn event_synchronize(&self, event: Event) -> RtResult<()> {
+        self.event("hostEventSynchronize", event)?.synchronize();
+        Ok(())
+    }
+
+    fn event_query(&self, event: Event) -> RtResult<bool> {
+        Ok(self.event("hostEventQuery", event)?.is_complete())
+    }
+
+    fn stream_wait_event(&self, stream: Stream, event: Event) -> RtResult<()> {
+        const CALL: &str = "hostStreamWaitEvent";
+        let ev = self.event(CALL, event)?;
+        let s = self.stream(CALL, stream)?;
+        let g = ev.recorded();
+        if g == 0 {
+            return Ok(());
+        }
+        self.submit(CALL, &s, Box::new(move || ev.wait_for(g)))
+    }
+
+    fn launch_host_func(&self, stream: Stream, f: HostFn) -> RtResult<()> {
+        const CALL: &str = "hostLaunchHostFunc";
+        let s = self.stream(CALL, stream)?;
+        self.submit(CALL, &s, f)
+    }
+
+    unsafe fn memcpy_async(
+        &self,
+        dst: *mut c_void,
+        src: *const c_void,
+        bytes: usize,
+        stream: Stream,
+    ) -> RtResult<()> {
+        const CALL: &str = "hostMemcpyAsync";
+        let s = self.stream(CALL, stream)?;
+        if bytes == 0 {
+            return Ok(());
+        }
+        if dst.is_null() || src.is_null() {
+            return Err(rt_err(CALL, RuntimeErrorKind::InvalidValue));
+        }
+        let (dst, src) = (dst as usize, src as usize);
+        let copy = move || {
+            // SAFETY: the caller of `memcpy_async` guarantees both ranges stay valid for
+            // `bytes` until this copy runs in stream order; `copy` allows overlap.
+            unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, bytes) }
+        };
+        self.submit(CALL, &s, Box::new(copy))
+    }
+
+    unsafe fn memset_async(
+        &self,
+        dst: *mut c_void,
+        value: u8,
+        bytes: usize,
+        stream: Stream,
+    ) -> RtResult<()> {
+        const CALL: &str = "hostMemsetAsync";
+        let s = self.stream(CALL, stream)?;
+        if bytes == 0 {
+            return Ok(());
+        }
+        if dst.is_null() {
+            return Err(rt_err(CALL, RuntimeErrorKind::InvalidValue));
+        }
+        let dst = dst as usize;
+        let fill = move || {
+            // SAFETY: the caller of `memset_async` guarantees the range stays valid for
+            // writes of `bytes` until this fill runs in stream order.
+            unsafe { std::ptr::write_bytes(dst as *mut u8, value, bytes) }
+        };
+        self.submit(CALL, &s, Box::new(fill))
+    }
+
+    fn mem_prefetch_async(
+        &self,
+        ptr: *const c_void,
+        bytes: usize,
+        device: DeviceId,
+        stream: Stream,
+    ) -> RtResult<()> {
+        const CALL: &str = "hostMemPrefetchAsync";
+        if device != -1 {
+            self.check_device(CALL, device)?;
+        }
+        self.stream(CALL, stream)?;
+        self.check_range(CALL, ptr, bytes)
+    }
+
+    fn mem_advise(
+        &self,
+        ptr: *const c_void,
+        bytes: usize,
+        _advice: MemAdvice,
+        device: DeviceId,
+    ) -> RtResult<()> {
+        const CALL: &str = "hostMemAdvise";
+        if device != -1 {
+            self.check_device(CALL, device)?;
+        }
+        self.check_range(CALL, ptr, bytes)
+    }
+
+    fn pointer_attributes(&self, ptr: *const c_void) -> RtResult<PointerAttributes> {
+        Ok(self.inner.memory.attributes(ptr as usize))
+    }
+}
+
+impl HostRuntime {
+    /// Accepts any host range (system memory is accessible), but a range that starts in a
+    /// known allocation must end inside it.
+    fn check_range(&self, call: &'static str, ptr: *const c_void, bytes: usize) -> RtResult<()> {
+        let invalid = || rt_err(call, RuntimeErrorKind::InvalidValue);
+        if ptr.is_null() {
+            return if bytes == 0 { Ok(()) } else { Err(invalid()) };
+        }
+        match self.inner.memory.find(ptr as usize) {
+            Some((start, a)) if ptr as usize - start + bytes > a.size => Err(invalid()),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn human_size(bytes: usize) -> String {
+    const UNITS: [(&str, u32); 4] = [("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)];
+    for (unit, shift) in UNITS {
+        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+            return format!("{} {unit}", bytes >> shift);
+        }
+    }
+    for (unit, shift) in UNITS {
+        if bytes >= 1 << shift {
+            return format!("{:.2} {unit}", bytes as f64 / (1u64 << shift) as f64);
+        }
+    }
+    format!("{bytes} B")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::MemoryType;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    const GIB: usize = 1 << 30;
+
+    fn rt(devices: usize, memory_per_device: usize) -> HostRuntime {
+        HostRuntime::new(HostConfig {
+            devices,
+            memory_per_device,
+        })
+    }
+
+    fn kind<T: std::fmt::Debug>(r: RtResult<T>) -> RuntimeErrorKind {
+        r.expect_err("expected an error").kind
+    }
+
+    /// A host function that blocks its stream until the returned sender is used or dropped.
+    fn gate(rt: &HostRuntime, s: Stream) -> mpsc::Sender<()> {
+        let (tx, rx) = mpsc::channel::<()>();
+        rt.launch_host_func(
+            s,
+            Box::new(move || {
+                let _ = rx.recv();
+            }),
+        )
+        .unwrap();
+        tx
+    }
+
+    #[test]
+    fn description_and_kind() {
+        let r = rt(2, 16 * GIB);
+        assert_eq!(r.kind(), RuntimeKind::Host);
+        assert_eq!(r.description(), "host emulation: 2 device(s) of 16 GiB");
+        assert_eq!(r.device_count().unwrap(), 2);
+        assert_eq!(human_size(1536 << 20), "1536 MiB");
+        assert_eq!(human_size((1536 << 20) + 1), "1.50 GiB");
+        assert_eq!(human_size(100), "100 B");
+    }
+
+    #[test]
+    fn malloc_is_aligned_usable_and_accounted() {
+        let r = rt(1, GIB);
+        let info = r.mem_get_info().unwrap();
+        assert_eq!(
+            info,
+            MemInfo {
+                free: GIB,
+                total: GIB
+            }
+        );
+        let p = r.malloc(1000).unwrap();
+        assert_eq!(p as usize % 256, 0);
+        // SAFETY: `p` is a fresh 1000-byte read/write mapping.
+        unsafe { std::ptr::write_bytes(p as *mut u8, 7, 1000) };
+        assert_eq!(r.mem_get_info().unwrap().free, GIB - 1000);
+        let attrs = r.pointer_attributes(p).unwrap();
+        assert_eq!(attrs.memory_type, MemoryType::Device);
+        assert_eq!(attrs.device, 0);
+        // SAFETY: only the address is computed; it is not dereferenced.
+        let interior = unsafe { (p as *const u8).add(999) } as *const c_void;
+        assert_eq!(
+            r.pointer_attributes(interior).unwrap().memory_type,
+            MemoryType::Device
+        );
+        r.free(p).unwrap();
+        assert_eq!(r.mem_get_info().unwrap().free, GIB);
+        assert_eq!(
+            r.pointer_attributes(p).unwrap().memory_type,
+            MemoryType::Unregistered
+        );
+        assert!(r.malloc(0).unwrap().is_null());
+    }
+
+    #[test]
+    fn out_of_memory_changes_nothing() {
+        let r = rt(1, GIB);
+        let p = r.malloc(GIB / 2).unwrap();
+        let e = r.malloc(1 << 60).unwrap_err();
+        assert_eq!(e.kind, RuntimeErrorKind::OutOfMemory);
+        assert_eq!(e.code, 2);
+        assert_eq!(e.name, "hostErrorMemoryAllocation");
+        assert_eq!(e.message, "out of memory");
+        assert_eq!(e.call, "hostMalloc");
+        assert_eq!(kind(r.malloc(GIB / 2 + 1)), RuntimeErrorKind::OutOfMemory);
+        assert_eq!(
+            kind(r.malloc_managed(1 << 60)),
+            RuntimeErrorKind::OutOfMemory
+        );
+        assert_eq!(r.mem_get_info().unwrap().free, GIB / 2);
+        let q = r.malloc(GIB / 2).unwrap();
+        assert_eq!(r.mem_get_info().unwrap().free, 0);
+        r.free(p).unwrap();
+        r.free(q).unwrap();
+        assert_eq!(r.mem_get_info().unwrap().free, GIB);
+    }
+
+    #[test]
+    fn bad_frees_are_invalid_value_and_change_nothing() {
+        let r = rt(1, GIB);
+        let p = r.malloc(4096).unwrap();
+        let mut local = 0u64;
+        let foreign = &mut local as *mut u64 as *mut c_void;
+        let e = r.free(foreign).unwrap_err();
+        assert_eq!(e.kind, RuntimeErrorKind::InvalidValue);
+        assert_eq!(e.name, "hostErrorInvalidValue");
+        assert_eq!(e.message, "invalid argument");
+        // SAFETY: address arithmetic only.
+        let interior = unsafe { (p as *mut u8).add(256) } as *mut c_void;
+        assert_eq!(kind(r.free(interior)), RuntimeErrorKind::InvalidValue);
+        assert_eq!(kind(r.free_host(p)), RuntimeErrorKind::InvalidValue);
+        assert_eq!(r.mem_get_info().unwrap().free, GIB - 4096);
+        r.free(p).unwrap();
+        assert_eq!(kind(r.free(p)), RuntimeErrorKind::InvalidValue);
+        assert_eq!(r.mem_get_info().unwrap().free, GIB);
+        r.free(std::ptr::null_mut()).unwrap();
+        r.free_host(std::ptr::null_mut()).unwrap();
+    }
+
+    #[test]
+    fn managed_and_pinned_memory() {
+        let r = rt(2, GIB);
+        r.set_device(1).unwrap();
+        let m = r.malloc_managed(8192).unwrap();
+        assert_eq!(r.mem_get_info().unwrap().free, GIB - 8192);
+        let a = r.pointer_attributes(m).unwrap();
+        assert_eq!((a.memory_type, a.device), (MemoryType::Managed, 1));
+        let h = r.malloc_host(1 << 40).map(|_| ()).err();
+        let _ = h; // 1 TiB of pinned memory may or may not map; either way nothing is charged.
+        let h = r.malloc_host(4096).unwrap();
+        assert_eq!(r.mem_get_info().unwrap().free, GIB - 8192);
+        assert_eq!(
+            r.pointer_attributes(h).unwrap().memory_type,
+            MemoryType::Host
+        );
+        assert_eq!(kind(r.free(h)), RuntimeErrorKind::InvalidValue);
+        assert_eq!(kind(r.free_host(m)), RuntimeErrorKind::InvalidValue);
+        r.free_host(h).unwrap();
+        r.free(m).unwrap();
+        assert_eq!(r.mem_get_info().unwrap().free, GIB);
+        assert_eq!(kind(r.malloc_managed(0)), RuntimeErrorKind::InvalidValue);
+    }
+
+    #[test]
+    fn current_device_is_per_thread() {
+        let r = Arc::new(rt(3, GIB));
+        assert_eq!(r.get_device().unwrap(), 0);
+        r.set_device(2).unwrap();
+        assert_eq!(r.get_device().unwrap(), 2);
+        let r2 = Arc::clone(&r);
+        std::thread::spawn(move || {
+            assert_eq!(r2.get_device().unwrap(), 0);
+            r2.set_device(1).unwrap();
+            assert_eq!(r2.get_device().unwrap(), 1);
+        })
+        .join()
+        .unwrap();
+        assert_eq!(r.get_device().unwrap(), 2);
+        let e = r.set_device(3).unwrap_err();
+        assert_eq!(e.kind, RuntimeErrorKind::InvalidDevice);
+        assert_eq!(e.name, "hostErrorInvalidDevice");
+        assert_eq!(kind(r.set_device(-1)), RuntimeErrorKind::InvalidDevice);
+        assert_eq!(r.get_device().unwrap(), 2);
+        // A second runtime has its own current device on this thread.
+        assert_eq!(rt(3, GIB).get_device().unwrap(), 0);
+        // Allocations land on the current device.
+        let p = r.malloc(100).unwrap();
+        assert_eq!(r.pointer_attributes(p).unwrap().device, 2);
+        assert_eq!(r.mem_get_info().unwrap().free, GIB - 100);
+        r.set_device(0).unwrap();
+        assert_eq!(r.mem_get_info().unwrap().free, GIB);
+        r.free(p).unwrap();
+    }
+
+    #[test]
+    fn device_attributes() {
+        let r = rt(2, GIB);
+        assert_eq!(
+            r.device_attribute(DeviceAttribute::PageableMemoryAccess, 0),
+            Ok(1)
+        );
+        assert_eq!(
+            r.device_attribute(DeviceAttribute::ConcurrentManagedAccess, 1),
+            Ok(1)
+        );
+        assert_eq!(r.device_attribute(DeviceAttribute::ManagedMemory, 0), Ok(1));
+        assert_eq!(
+            r.device_attribute(DeviceAttribute::MemoryPoolsSupported, 0),
+            Ok(1)
+        );
+        assert_eq!(
+            r.device_attribute(DeviceAttribute::MemoryPoolSupportedHandleTypes, 0),
+            Ok(0)
+        );
+        assert!(
+            r.device_attribute(DeviceAttribute::MultiprocessorCount, 0)
+                .unwrap()
+                >= 1
+        );
+        assert_eq!(r.device_attribute(DeviceAttribute::PciBusId, 1), Ok(1));
+        assert_eq!(
+            kind(r.device_attribute(DeviceAttribute::PciBusId, 2)),
+            RuntimeErrorKind::InvalidDevice
+        );
+    }
+
+    #[test]
+    fn memset_memcpy_host_fn_run_in_order() {
+        let r = rt(1, GIB);
+        let s = r.stream_create(StreamFlags::default()).unwrap();
+        assert!(s.0 >= 0x1000 && s.0 % 0x10 == 0);
+        let a = r.malloc(1 << 20).unwrap();
+        let b = r.malloc(1 << 20).unwrap();
+        let ok = Arc::new(AtomicBool::new(false));
+        let (bu, ok2) = (b as usize, Arc::clone(&ok));
+        // Block the stream first so every step is really queued behind the previous one.
+        let tx = gate(&r, s);
+        // SAFETY: `a` and `b` are live 1 MiB allocations until the end of the test.
+        unsafe {
+            r.memset_async(a, 0xab, 1 << 20, s).unwrap();
+            r.memcpy_async(b, a, 1 << 20, s).unwrap();
+        }
+        r.launch_host_func(
+            s,
+            Box::new(move || {
+                // SAFETY: `b` stays allocated until after the stream synchronizes.
+                let data = unsafe { std::slice::from_raw_parts(bu as *const u8, 1 << 20) };
+                ok2.store(data.iter().all(|&x| x == 0xab), Ordering::SeqCst);
+            }),
+        )
+        .unwrap();
+        assert!(!r.stream_query(s).unwrap());
+        drop(tx);
+        r.stream_synchronize(s).unwrap();
+        assert!(r.stream_query(s).unwrap());
+        assert!(ok.load(Ordering::SeqCst));
+        r.free(a).unwrap();
+        r.free(b).unwrap();
+        r.stream_destroy(s).unwrap();
+    }
+
+    #[test]
+    fn work_is_asynchronous() {
+        let r = rt(1, GIB);
+        for s in [Stream::DEFAULT, Stream::LEGACY, Stream::PER_THREAD] {
+            let tx = gate(&r, s);
+            assert!(!r.stream_query(s).unwrap(), "{s:?}");
+            tx.send(()).unwrap();
+            r.stream_synchronize(s).unwrap();
+            assert!(r.stream_query(s).unwrap(), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn events_order_work_across_streams() {
+        let r = rt(1, GIB);
+        let a = r.stream_create(StreamFlags { non_blocking: true }).unwrap();
+        let b = r.stream_create(StreamFlags { non_blocking: true }).unwrap();
+        let ev = r.event_create().unwrap();
+        assert!(ev.0 >= 0x1000 && ev.0 != a.0 && ev.0 != b.0);
+        // Never recorded: complete.
+        assert!(r.event_query(ev).unwrap());
+        r.event_synchronize(ev).unwrap();
+        r.stream_wait_event(b, ev).unwrap();
+        r.stream_synchronize(b).unwrap();
+
+        let flag = Arc::new(AtomicBool::new(false));
+        let tx = gate(&r, a);
+        let f = Arc::clone(&flag);
+        r.launch_host_func(a, Box::new(move || f.store(true, Ordering::SeqCst)))
+            .unwrap();
+        r.event_record(ev, a).unwrap();
+        assert!(!r.event_query(ev).unwrap());
+        r.stream_wait_event(b, ev).unwrap();
+        let seen = Arc::new(AtomicBool::new(false));
+        let (f, s2) = (Arc::clone(&flag), Arc::clone(&seen));
+        r.launch_host_func(
+            b,
+            Box::new(move || s2.store(f.load(Ordering::SeqCst), Ordering::SeqCst)),
+        )
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(!r.stream_query(b).unwrap(), "b must wait for the event");
+        drop(tx);
+        r.event_synchronize(ev).unwrap();
+        assert!(r.event_query(ev).unwrap());
+        r.stream_synchronize(b).unwrap();
+        assert!(seen.load(Ordering::SeqCst));
+
+        r.event_destroy(ev).unwrap();
+        assert_eq!(kind(r.event_destroy(ev)), RuntimeErrorKind::InvalidHandle);
+        assert_eq!(kind(r.event_query(ev)), RuntimeErrorKind::InvalidHandle);
+        assert_eq!(kind(r.event_record(ev, a)), RuntimeErrorKind::InvalidHandle);
+        assert_eq!(
+            kind(r.event_destroy(Event(0x1234))),
+            RuntimeErrorKind::InvalidHandle
+        );
+    }
+
+    #[test]
+    fn legacy_default_stream_orders_with_blocking_streams() {
+        let r = rt(1, GIB);
+        let s = r.stream_create(StreamFlags::default()).unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+
+        // Blocking stream work submitted first; default stream work must wait for it.
+        let tx = gate(&r, s);
+        let l = Arc::clone(&log);
+        r.launch_host_func(s, Box::new(move || l.lock().push("blocking")))
+            .unwrap();
+        let l = Arc::clone(&log);
+        r.launch_host_func(Stream::DEFAULT, Box::new(move || l.lock().push("default")))
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(!r.stream_query(Stream::DEFAULT).unwrap());
+        drop(tx);
+        r.stream_synchronize(Stream::LEGACY).unwrap();
+        assert_eq!(*log.lock(), ["blocking", "default"]);
+
+        // Default stream work submitted first; later blocking stream work waits for it.
+        log.lock().clear();
+        let tx = gate(&r, Stream::DEFAULT);
+        let l = Arc::clone(&log);
+        r.launch_host_func(Stream::DEFAULT, Box::new(move || l.lock().push("default")))
+            .unwrap();
+        let l = Arc::clone(&log);
+        r.launch_host_func(s, Box::new(move || l.lock().push("blocking")))
+            .unwrap();
+        // The per-thread stream is blocking too.
+        let l = Arc::clone(&log);
+        r.launch_host_func(
+            Stream::PER_THREAD,
+            Box::new(move || l.lock().push("per-thread")),
+        )
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(!r.stream_query(s).unwrap());
+        assert!(!r.stream_query(Stream::PER_THREAD).unwrap());
+        drop(tx);
+        r.device_synchronize().unwrap();
+        assert_eq!(log.lock()[0], "default");
+        assert_eq!(log.lock().len(), 3);
+        r.stream_destroy(s).unwrap();
+    }
+
+    #[test]
+    fn non_blocking_stream_skips_legacy_sync() {
+        let r = rt(1, GIB);
+        let nb = r.stream_create(StreamFlags { non_blocking: true }).unwrap();
+        let tx = gate(&r, Stream::DEFAULT);
+        let done = Arc::new(AtomicBool::new(false));
+        let d = Arc::clone(&done);
+        r.launch_host_func(nb, Box::new(move || d.store(true, Ordering::SeqCst)))
+            .unwrap();
+        r.stream_synchronize(nb).unwrap();
+        assert!(done.load(Ordering::SeqCst));
+        assert!(!r.stream_query(Stream::DEFAULT).unwrap());
+        // And the default stream does not wait for non-blocking work.
+        let tx2 = gate(&r, nb);
+        tx.send(()).unwrap();
+        r.stream_synchronize(Stream::DEFAULT).unwrap();
+        assert!(!r.stream_query(nb).unwrap());
+        drop(tx2);
+        r.stream_synchronize(nb).unwrap();
+        r.stream_destroy(nb).unwrap();
+    }
+
+    #[test]
+    fn destroyed_stream_is_invalid_handle_and_drains() {
+        let r = rt(1, GIB);
+        let s = r.stream_create(StreamFlags::default()).unwrap();
+        let tx = gate(&r, s);
+        let done = Arc::new(AtomicBool::new(false));
+        let d = Arc::clone(&done);
+        r.launch_host_func(s, Box::new(move || d.store(true, Ordering::SeqCst)))
+            .unwrap();
+        r.stream_destroy(s).unwrap();
+        let e = r.stream_synchronize(s).unwrap_err();
+        assert_eq!(e.kind, RuntimeErrorKind::InvalidHandle);
+        assert_eq!(e.name, "hostErrorInvalidResourceHandle");
+        assert_eq!(kind(r.stream_query(s)), RuntimeErrorKind::InvalidHandle);
+        assert_eq!(kind(r.stream_destroy(s)), RuntimeErrorKind::InvalidHandle);
+        assert_eq!(
+            kind(r.launch_host_func(s, Box::new(|| ()))),
+            RuntimeErrorKind::InvalidHandle
+        );
+        assert_eq!(
+            kind(r.stream_query(Stream(0xdead0))),
+            RuntimeErrorKind::InvalidHandle
+        );
+        assert_eq!(
+            kind(r.stream_destroy(Stream::DEFAULT)),
+            RuntimeErrorKind::InvalidHandle
+        );
+        drop(tx);
+        // Queued work still completes after destroy.
+        for _ in 0..500 {
+            if done.load(Ordering::SeqCst) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        assert!(done.load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn panicking_host_fn_is_a_sticky_error_and_worker_survives() {
+        let r = rt(1, GIB);
+        let s = r.stream_create(StreamFlags::default()).unwrap();
+        r.launch_host_func(s, Box::new(|| panic!("boom"))).unwrap();
+        let e = r.stream_synchronize(s).unwrap_err();
+        assert_eq!(e.kind, RuntimeErrorKind::Other);
+        assert_eq!(e.name, "hostErrorLaunchFailure");
+        assert!(e.message.contains("boom"), "{}", e.message);
+        let done = Arc::new(AtomicBool::new(false));
+        let d = Arc::clone(&done);
+        r.launch_host_func(s, Box::new(move || d.store(true, Ordering::SeqCst)))
+            .unwrap();
+        r.stream_synchronize(s).unwrap();
+        assert!(done.load(Ordering::SeqCst));
+        r.stream_destroy(s).unwrap();
+    }
+
+    #[test]
+    fn pool_reuses_freed_blocks_in_stream_order() {
+        let r = rt(1, GIB);
+        let pool = r.device_get_default_mem_pool(0).unwrap();
+        assert_eq!(r.device_get_default_mem_pool(0).unwrap(), pool);
+        r.mem_pool_set_attribute(pool, MemPoolAttr::ReleaseThreshold, u64::MAX)
+            .unwrap();
+        let s = r.stream_create(StreamFlags::default()).unwrap();
+        let p = r.malloc_async(1 << 20, s).unwrap();
+        assert_eq!(p as usize % 256, 0);
+        assert_eq!(
+            r.pointer_attributes(p).unwrap().memory_type,
+            MemoryType::Device
+        );
+        assert_eq!(r.mem_get_info().unwrap().free, GIB - (1 << 20));
+        // The free only takes effect when the stream reaches it.
+        let tx = gate(&r, s);
+        r.free_async(p, s).unwrap();
+        assert_eq!(kind(r.free_async(p, s)), RuntimeErrorKind::InvalidValue);
+        let q = r.malloc_from_pool_async(1 << 20, pool, s).unwrap();
+        assert_ne!(p, q);
+        drop(tx);
+        r.stream_synchronize(s).unwrap();
+        let again = r.malloc_from_pool_async(1 << 20, pool, s).unwrap();
+        assert_eq!(again, p);
+        assert_eq!(
+            r.mem_pool_get_attribute(pool, MemPoolAttr::UsedMemCurrent),
+            Ok(2 << 20)
+        );
+        r.free_async(q, s).unwrap();
+        r.free_async(again, s).unwrap();
+        r.stream_synchronize(s).unwrap();
+        assert_eq!(
+            r.mem_pool_get_attribute(pool, MemPoolAttr::UsedMemCurrent),
+            Ok(0)
+        );
+        assert_eq!(
+            r.mem_pool_get_attribute(pool, MemPoolAttr::ReservedMemCurrent),
+            Ok(2 << 20)
+        );
+        // Not pool memory / zero bytes.
+        let d = r.malloc(4096).unwrap();
+        assert_eq!(kind(r.free_async(d, s)), RuntimeErrorKind::InvalidValue);
+        assert_eq!(kind(r.free(q)), RuntimeErrorKind::InvalidValue);
+        r.free(d).unwrap();
+        assert_eq!(kind(r.malloc_async(0, s)), RuntimeErrorKind::InvalidValue);
+        assert_eq!(
+            kind(r.malloc_async(1 << 60, s)),
+            RuntimeErrorKind::OutOfMemory
+        );
+        assert_eq!(
+            kind(r.malloc_async(16, Stream(0x99990))),
+            RuntimeErrorKind::InvalidHandle
+        );
+        r.free_async(std::ptr::null_mut(), s).unwrap();
+        r.stream_destroy(s).unwrap();
+    }
+
+    #[test]
+    fn release_threshold_and_trim() {
+        let r = rt(1, GIB);
+        let pool = r.device_get_default_mem_pool(0).unwrap();
+        let reserved = |r: &HostRuntime| {
+            r.mem_pool_get_attribute(pool, MemPoolAttr::ReservedMemCurrent)
+                .unwrap()
+        };
+        assert_eq!(
+            r.mem_pool_get_attribute(pool, MemPoolAttr::ReleaseThreshold),
+            Ok(0)
+        );
+        // Threshold 0: freed memory goes back to the device once the free is reached.
+        let p = r.malloc_async(1 << 20, Stream::DEFAULT).unwrap();
+        assert_eq!(reserved(&r), 1 << 20);
+        r.free_async(p, Stream::DEFAULT).unwrap();
+        r.stream_synchronize(Stream::DEFAULT).unwrap();
+        assert_eq!(reserved(&r), 0);
+        assert_eq!(r.mem_get_info().unwrap().free, GIB);
+        // Large threshold: kept.
+        r.mem_pool_set_attribute(pool, MemPoolAttr::ReleaseThreshold, 64 << 20)
+            .unwrap();
+        let ps: Vec<_> = (0..4)
+            .map(|_| r.malloc_async(1 << 20, Stream::DEFAULT).unwrap())
+            .collect();
+        for p in ps {
+            r.free_async(p, Stream::DEFAULT).unwrap();
+        }
+        r.device_synchronize().unwrap();
+        assert_eq!(reserved(&r), 4 << 20);
+        assert_eq!(r.mem_get_info().unwrap().free, GIB - (4 << 20));
+        // trim_to keeps at least the requested amount.
+        r.mem_pool_trim_to(pool, 2 << 20).unwrap();
+        assert_eq!(reserved(&r), 2 << 20);
+        // ... and never drops below what is in use.
+        let p = r.malloc_async(1 << 20, Stream::DEFAULT).unwrap();
+        r.mem_pool_trim_to(pool, 0).unwrap();
+        assert_eq!(reserved(&r), 1 << 20);
+        r.free_async(p, Stream::DEFAULT).unwrap();
+        r.stream_synchronize(Stream::DEFAULT).unwrap();
+        r.mem_pool_trim_to(pool, 0).unwrap();
+        assert_eq!(reserved(&r), 0);
+    }
+
+    #[test]
+    fn pool_attributes_and_high_water_marks() {
+        let r = rt(1, GIB);
+        let pool = r.mem_pool_create(&MemPoolProps::default()).unwrap();
+        for attr in [
+            MemPoolAttr::ReuseFollowEventDependencies,
+            MemPoolAttr::ReuseAllowOpportunistic,
+            MemPoolAttr::ReuseAllowInternalDependencies,
+        ] {
+            assert_eq!(r.mem_pool_get_attribute(pool, attr), Ok(1));
+            r.mem_pool_set_attribute(pool, attr, 0).unwrap();
+            assert_eq!(r.mem_pool_get_attribute(pool, attr), Ok(0));
+        }
+        r.mem_pool_set_attribute(pool, MemPoolAttr::ReleaseThreshold, 1 << 30)
+            .unwrap();
+        assert_eq!(
+            r.mem_pool_get_attribute(pool, MemPoolAttr::ReleaseThreshold),
+            Ok(1 << 30)
+        );
+        for attr in [MemPoolAttr::ReservedMemCurrent, MemPoolAttr::UsedMemCurrent] {
+            assert_eq!(
+                kind(r.mem_pool_set_attribute(pool, attr, 0)),
+                RuntimeErrorKind::InvalidValue
+            );
+        }
+        let s = Stream::DEFAULT;
+        let a = r.malloc_from_pool_async(3 << 20, pool, s).unwrap();
+        let b = r.malloc_from_pool_async(1 << 20, pool, s).unwrap();
+        r.free_async(a, s).unwrap();
+        r.stream_synchronize(s).unwrap();
+        let get = |attr| r.mem_pool_get_attribute(pool, attr).unwrap();
+        assert_eq!(get(MemPoolAttr::UsedMemCurrent), 1 << 20);
+        assert_eq!(get(MemPoolAttr::UsedMemHigh), 4 << 20);
+        assert_eq!(get(MemPoolAttr::ReservedMemCurrent), 4 << 20);
+        assert_eq!(get(MemPoolAttr::ReservedMemHigh), 4 << 20);
+        assert_eq!(
+            kind(r.mem_pool_set_attribute(pool, MemPoolAttr::UsedMemHigh, 5)),
+            RuntimeErrorKind::InvalidValue
+        );
+        r.mem_pool_set_attribute(pool, MemPoolAttr::UsedMemHigh, 0)
+            .unwrap();
+        assert_eq!(get(MemPoolAttr::UsedMemHigh), 1 << 20);
+        r.mem_pool_trim_to(pool, 0).unwrap();
+        r.mem_pool_set_attribute(pool, MemPoolAttr::ReservedMemHigh, 0)
+            .unwrap();
+        assert_eq!(get(MemPoolAttr::ReservedMemHigh), 1 << 20);
+        // Destroying with a block still allocated frees it too.
+        r.mem_pool_destroy(pool).unwrap();
+        assert_eq!(r.mem_get_info().unwrap().free, GIB);
+        assert_eq!(kind(r.free_async(b, s)), RuntimeErrorKind::InvalidValue);
+        assert_eq!(
+            kind(r.mem_pool_destroy(pool)),
+            RuntimeErrorKind::InvalidHandle
+        );
+        assert_eq!(
+            kind(r.mem_pool_get_attribute(pool, MemPoolAttr::UsedMemCurrent)),
+            RuntimeErrorKind::InvalidHandle
+        );
+        let default = r.device_get_default_mem_pool(0).unwrap();
+        assert_eq!(
+            kind(r.mem_pool_destroy(default)),
+            RuntimeErrorKind::InvalidValue
+        );
+    }
+
+    #[test]
+    fn pool_creation_rules() {
+        let r = rt(2, GIB);
+        let ipc = MemPoolProps {
+            handle_type: MemHandleType::PosixFileDescriptor,
+            ..Default::default()
+        };
+        let e = r.mem_pool_create(&ipc).unwrap_err();
+        assert_eq!(e.kind, RuntimeErrorKind::NotSupported);
+        assert_eq!(e.name, "hostErrorNotSupported");
+        let bad = MemPoolProps {
+            device: 2,
+            ..Default::default()
+        };
+        assert_eq!(
+            kind(r.mem_pool_create(&bad)),
+            RuntimeErrorKind::InvalidDevice
+        );
+        assert_eq!(
+            kind(r.device_get_default_mem_pool(5)),
+            RuntimeErrorKind::InvalidDevice
+        );
+        let managed = r
+            .mem_pool_create(&MemPoolProps {
+                device: 1,
+                location: MemPoolLocation::Managed,
+                max_size: 2 << 20,
+                ..Default::default()
+            })
+            .unwrap();
+        let p = r
+            .malloc_from_pool_async(1 << 20, managed, Stream::DEFAULT)
+            .unwrap();
+        let a = r.pointer_attributes(p).unwrap();
+        assert_eq!((a.memory_type, a.device), (MemoryType::Managed, 1));
+        // max_size limits the pool.
+        assert_eq!(
+            kind(r.malloc_from_pool_async(2 << 20, managed, Stream::DEFAULT)),
+            RuntimeErrorKind::OutOfMemory
+        );
+        r.set_device(1).unwrap();
+        assert_eq!(r.mem_get_info().unwrap().free, GIB - (1 << 20));
+        r.mem_pool_destroy(managed).unwrap();
+        assert_eq!(r.mem_get_info().unwrap().free, GIB);
+    }
+
+    #[test]
+    fn prefetch_and_advise_validate() {
+        let r = rt(1, GIB);
+        let m = r.malloc_managed(4096).unwrap();
+        r.mem_prefetch_async(m, 4096, 0, Stream::DEFAULT).unwrap();
+        r.mem_prefetch_async(m, 4096, -1, Stream::DEFAULT).unwrap();
+        assert_eq!(
+            kind(r.mem_prefetch_async(m, 4096, 1, Stream::DEFAULT)),
+            RuntimeErrorKind::InvalidDevice
+        );
+        assert_eq!(
+            kind(r.mem_prefetch_async(m, 8192, 0, Stream::DEFAULT)),
+            RuntimeErrorKind::InvalidValue
+        );
+        let local = [0u8; 64];
+        r.mem_prefetch_async(local.as_ptr() as *const c_void, 64, 0, Stream::DEFAULT)
+            .unwrap();
+        r.mem_advise(m, 4096, MemAdvice::SetReadMostly, 0).unwrap();
+        assert_eq!(
+            kind(r.mem_advise(m, 4096, MemAdvice::SetAccessedBy, 7)),
+            RuntimeErrorKind::InvalidDevice
+        );
+        r.free(m).unwrap();
+    }
+
+    #[test]
+    fn concurrent_allocations_are_consistent() {
+        let r = Arc::new(rt(1, GIB));
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let r = Arc::clone(&r);
+                std::thread::spawn(move || {
+                    for i in 0..200 {
+                        let p = r.malloc(4096 + i).unwrap();
+                        let q = r.malloc_async(1024 + i, Stream::PER_THREAD).unwrap();
+                        r.free_async(q, Stream::PER_THREAD).unwrap();
+                        r.free(p).unwrap();
+                    }
+                    r.stream_synchronize(Stream::PER_THREAD).unwrap();
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(r.mem_get_info().unwrap().free, GIB);
+    }
+
+    #[test]
+    fn per_thread_stream_ends_with_its_thread() {
+        let r = Arc::new(rt(1, GIB));
+        let r2 = Arc::clone(&r);
+        let done = Arc::new(AtomicBool::new(false));
+        let d = Arc::clone(&done);
+        std::thread::spawn(move || {
+            let tx = gate(&r2, Stream::PER_THREAD);
+            r2.launch_host_func(
+                Stream::PER_THREAD,
+                Box::new(move || d.store(true, Ordering::SeqCst)),
+            )
+            .unwrap();
+            assert_eq!(r2.device_streams(0).len(), 1);
+            tx.send(()).unwrap();
+        })
+        .join()
+        .unwrap();
+        // The thread's stream is unregistered at thread exit; its queued work still ran.
+        assert!(r.device_streams(0).is_empty());
+        for _ in 0..500 {
+            if done.load(Ordering::SeqCst) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        assert!(done.load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn runtime_is_send_and_sync() {
+        fn check<T: Send + Sync + 'static>() {}
+        check::<HostRuntime>();
     }
 }

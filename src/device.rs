@@ -1,0 +1,76 @@
+//! Devices: the current device, device count, and free-memory utilities
+//! (hipMM's `rmm/cuda_device.hpp`).
+
+use crate::error::{Error, Result};
+use crate::mr::ALLOCATION_ALIGNMENT;
+use crate::runtime::{runtime, DeviceId, MemInfo};
+
+/// The calling thread's current device.
+pub fn get_current_device() -> Result<DeviceId> {
+    runtime()?.get_device().map_err(|e| Error::runtime(-1, e))
+}
+
+/// Number of devices of the process's runtime.
+pub fn get_device_count() -> Result<i32> {
+    runtime()?.device_count().map_err(|e| Error::runtime(-1, e))
+}
+
+/// Makes `device` current for the calling thread; an out-of-range id is an invalid argument.
+pub fn set_current_device(device: DeviceId) -> Result<()> {
+    let count = get_device_count()?;
+    if device < 0 || device >= count {
+        return Err(Error::invalid(format!(
+            "device id {device} is out of range: this process has {count} device(s)"
+        )));
+    }
+    runtime()?
+        .set_device(device)
+        .map_err(|e| Error::runtime(device, e))
+}
+
+/// Free and total memory of the current device, in bytes.
+pub fn available_device_memory() -> Result<MemInfo> {
+    let rt = runtime()?;
+    rt.mem_get_info()
+        .map_err(|e| Error::runtime(rt.get_device().unwrap_or(-1), e))
+}
+
+/// `percent`% of the current device's free memory, aligned down to 256 bytes.
+pub fn percent_of_free_device_memory(percent: i32) -> Result<usize> {
+    if !(0..=100).contains(&percent) {
+        return Err(Error::invalid(format!(
+            "percent_of_free_device_memory: percent must be in 0..=100, got {percent}"
+        )));
+    }
+    let free = available_device_memory()?.free as u128;
+    let bytes = (free * percent as u128 / 100) as usize;
+    Ok(bytes & !(ALLOCATION_ALIGNMENT - 1))
+}
+
+/// Makes a device current for its lifetime and restores the previous one on drop
+/// (hipMM's `cuda_set_device_raii`).
+#[derive(Debug)]
+pub struct DeviceGuard {
+    previous: DeviceId,
+}
+
+impl DeviceGuard {
+    /// Switches to `device` (no runtime call when it is already current).
+    pub fn new(device: DeviceId) -> Result<Self> {
+        let previous = get_current_device()?;
+        if previous != device {
+            set_current_device(device)?;
+        }
+        Ok(DeviceGuard { previous })
+    }
+}
+
+impl Drop for DeviceGuard {
+    fn drop(&mut self) {
+        if let Ok(rt) = runtime() {
+            if rt.get_device().ok() != Some(self.previous) {
+                let _ = rt.set_device(self.previous);
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! Runtime and device queries.
+
+use std::ffi::{c_char, CString};
+use std::sync::OnceLock;
+
+use super::resource::static_cstr;
+use super::status::{guard, non_null};
+use super::{rmm_status_t, write_out};
+use crate::device;
+use crate::error::Error;
+use crate::runtime::runtime;
+
+/// The backend in use: `"hip"`, `"cuda"` or `"host"` (static string). Selecting it happens
+/// on first use, from `RMM_RUNTIME`.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_runtime_name(name: *mut *const c_char) -> rmm_status_t {
+    guard("rmm_runtime_name", || {
+        non_null(name, "name")?;
+        let n = static_cstr(runtime()?.kind().name());
+        // SAFETY: checked non-null above.
+        unsafe { write_out(name, n) };
+        Ok(())
+    })
+}
+
+/// What was loaded: library, runtime and driver versions (static string).
+#[no_mangle]
+pub unsafe extern "C" fn rmm_runtime_description(description: *mut *const c_char) -> rmm_status_t {
+    guard("rmm_runtime_description", || {
+        non_null(description, "description")?;
+        static DESCRIPTION: OnceLock<CString> = OnceLock::new();
+        let rt = runtime()?;
+        let d = DESCRIPTION
+            .get_or_init(|| CString::new(rt.description().replace('\0', " ")).unwrap_or_default());
+        // SAFETY: checked non-null above.
+        unsafe { write_out(description, d.as_ptr()) };
+        Ok(())
+    })
+}
+
+/// Number of devices.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_get_device_count(count: *mut i32) -> rmm_status_t {
+    guard("rmm_get_device_count", || {
+        non_null(count, "count")?;
+        let n = device::get_device_count()?;
+        // SAFETY: checked non-null above.
+        unsafe { write_out(count, n) };
+        Ok(())
+    })
+}
+
+/// The calling thread's current device.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_get_current_device(device: *mut i32) -> rmm_status_t {
+    guard("rmm_get_current_device", || {
+        non_null(device, "device")?;
+        let d = device::get_current_device()?;
+        // SAFETY: checked non-null above.
+        unsafe { write_out(device, d) };
+        Ok(())
+    })
+}
+
+/// Makes `device` current for the calling thread.
+#[no_mangle]
+pub extern "C" fn rmm_set_current_device(device: i32) -> rmm_status_t {
+    guard("rmm_set_current_device", || {
+        device::set_current_device(device)
+    })
+}
+
+/// Waits for all work on the current device.
+#[no_mangle]
+pub extern "C" fn rmm_device_synchronize() -> rmm_status_t {
+    guard("rmm_device_synchronize", || {
+        let rt = runtime()?;
+        rt.device_synchronize()
+            .map_err(|e| Error::runtime(rt.get_device().unwrap_or(-1), e))
+    })
+}
+
+/// Free and total memory of the current device, in bytes.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_available_device_memory(
+    free_bytes: *mut usize,
+    total_bytes: *mut usize,
+) -> rmm_status_t {
+    guard("rmm_available_device_memory", || {
+        non_null(free_bytes, "free_bytes")?;
+        non_null(total_bytes, "total_bytes")?;
+        let info = device::available_device_memory()?;
+        // SAFETY: both checked non-null above.
+        unsafe {
+            write_out(free_bytes, info.free);
+            write_out(total_bytes, info.total);
+        }
+        Ok(())
+    })
+}
+
+/// `percent`% (0..=100) of the current device's free memory, aligned down to 256 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_percent_of_free_device_memory(
+    percent: i32,
+    bytes: *mut usize,
+) -> rmm_status_t {
+    guard("rmm_percent_of_free_device_memory", || {
+        non_null(bytes, "bytes")?;
+        let b = device::percent_of_free_device_memory(percent)?;
+        // SAFETY: checked non-null above.
+        unsafe { write_out(bytes, b) };
+        Ok(())
+    })
+}

@@ -1,0 +1,166 @@
+//! The per-device resource registry. Getters return a new reference; `previous` outputs
+//! are optional (NULL to ignore) and receive a new reference.
+
+use std::ffi::c_void;
+
+use super::status::{guard, non_null};
+use super::{publish, resource_of, rmm_resource_t, rmm_status_t, write_out};
+use crate::error::Result;
+use crate::mr::{self, SharedResource};
+
+fn optional(resource: rmm_resource_t) -> Result<Option<SharedResource>> {
+    if resource.is_null() {
+        Ok(None)
+    } else {
+        resource_of(resource).map(Some)
+    }
+}
+
+/// Publishes `previous` into `out` when the caller asked for it.
+///
+/// # Safety
+/// `out` must be NULL or valid for a write.
+unsafe fn give_previous(previous: SharedResource, out: *mut rmm_resource_t) -> Result<()> {
+    if out.is_null() {
+        return Ok(());
+    }
+    // SAFETY: checked non-null; valid by this function's contract.
+    unsafe { publish(previous, out) }
+}
+
+/// The resource of the calling thread's current device (a new reference).
+#[no_mangle]
+pub unsafe extern "C" fn rmm_get_current_device_resource(out: *mut rmm_resource_t) -> rmm_status_t {
+    guard("rmm_get_current_device_resource", || {
+        non_null(out, "out")?;
+        // SAFETY: `out` checked non-null above.
+        unsafe { publish(mr::get_current_device_resource()?, out) }
+    })
+}
+
+/// Sets the resource of the current device; NULL resets it to the initial
+/// `cuda_memory_resource`. `previous` (nullable) receives the resource it replaced.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_set_current_device_resource(
+    resource: rmm_resource_t,
+    previous: *mut rmm_resource_t,
+) -> rmm_status_t {
+    guard("rmm_set_current_device_resource", || {
+        let r = optional(resource)?;
+        let prev = mr::set_current_device_resource(r)?;
+        // SAFETY: `previous` is NULL or writable (contract).
+        unsafe { give_previous(prev, previous) }
+    })
+}
+
+/// Resets the current device to its initial resource; `previous` as above.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_reset_current_device_resource(
+    previous: *mut rmm_resource_t,
+) -> rmm_status_t {
+    guard("rmm_reset_current_device_resource", || {
+        let prev = mr::reset_current_device_resource()?;
+        // SAFETY: `previous` is NULL or writable (contract).
+        unsafe { give_previous(prev, previous) }
+    })
+}
+
+/// The resource of `device` (a new reference).
+#[no_mangle]
+pub unsafe extern "C" fn rmm_get_per_device_resource(
+    device: i32,
+    out: *mut rmm_resource_t,
+) -> rmm_status_t {
+    guard("rmm_get_per_device_resource", || {
+        non_null(out, "out")?;
+        // SAFETY: `out` checked non-null above.
+        unsafe { publish(mr::get_per_device_resource(device)?, out) }
+    })
+}
+
+/// Sets the resource of `device`; NULL resets. `previous` as above.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_set_per_device_resource(
+    device: i32,
+    resource: rmm_resource_t,
+    previous: *mut rmm_resource_t,
+) -> rmm_status_t {
+    guard("rmm_set_per_device_resource", || {
+        let r = optional(resource)?;
+        let prev = mr::set_per_device_resource(device, r)?;
+        // SAFETY: `previous` is NULL or writable (contract).
+        unsafe { give_previous(prev, previous) }
+    })
+}
+
+/// Resets `device` to its initial resource; `previous` as above.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_reset_per_device_resource(
+    device: i32,
+    previous: *mut rmm_resource_t,
+) -> rmm_status_t {
+    guard("rmm_reset_per_device_resource", || {
+        let prev = mr::reset_per_device_resource(device)?;
+        // SAFETY: `previous` is NULL or writable (contract).
+        unsafe { give_previous(prev, previous) }
+    })
+}
+
+/// Like `rmm_set_per_device_resource`, storing an opaque `tag` with the entry (the C++
+/// wrapper stores its object). `previous_tag` (nullable) receives the replaced entry's tag.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_set_per_device_resource_tagged(
+    device: i32,
+    resource: rmm_resource_t,
+    tag: *mut c_void,
+    previous: *mut rmm_resource_t,
+    previous_tag: *mut *mut c_void,
+) -> rmm_status_t {
+    guard("rmm_set_per_device_resource_tagged", || {
+        let r = optional(resource)?;
+        let (prev, prev_tag) = mr::set_per_device_resource_tagged(device, r, tag as usize)?;
+        if !previous_tag.is_null() {
+            // SAFETY: checked non-null; writable by contract.
+            unsafe { write_out(previous_tag, prev_tag as *mut c_void) };
+        }
+        // SAFETY: `previous` is NULL or writable (contract).
+        unsafe { give_previous(prev, previous) }
+    })
+}
+
+/// The resource of `device` (a new reference) and the tag stored with it (NULL if none).
+#[no_mangle]
+pub unsafe extern "C" fn rmm_get_per_device_resource_tagged(
+    device: i32,
+    out: *mut rmm_resource_t,
+    tag: *mut *mut c_void,
+) -> rmm_status_t {
+    guard("rmm_get_per_device_resource_tagged", || {
+        non_null(out, "out")?;
+        non_null(tag, "tag")?;
+        let (r, t) = mr::get_per_device_resource_tagged(device)?;
+        // SAFETY: both checked non-null above.
+        unsafe {
+            publish(r, out)?;
+            write_out(tag, t as *mut c_void);
+        }
+        Ok(())
+    })
+}
+
+/// Compare-and-set of the tag of `device`'s initial resource: stores `proposed` if none is
+/// set yet; `actual` receives the stored tag (yours, or one stored earlier).
+#[no_mangle]
+pub unsafe extern "C" fn rmm_initial_resource_tag(
+    device: i32,
+    proposed: *mut c_void,
+    actual: *mut *mut c_void,
+) -> rmm_status_t {
+    guard("rmm_initial_resource_tag", || {
+        non_null(actual, "actual")?;
+        let t = mr::initial_resource_tag(device, proposed as usize)?;
+        // SAFETY: checked non-null above.
+        unsafe { write_out(actual, t as *mut c_void) };
+        Ok(())
+    })
+}

@@ -1,0 +1,139 @@
+//! Operations common to every resource handle.
+
+use std::ffi::{c_char, c_void};
+
+use super::status::{guard, non_null};
+use super::{
+    handle, resource_of, rmm_resource_t, rmm_status_t, rmm_stream_t, stream_of, write_out,
+};
+use crate::runtime::Stream;
+
+/// The fixed, human-readable description of a status code (never NULL).
+#[no_mangle]
+pub extern "C" fn rmm_status_string(status: u32) -> *const c_char {
+    rmm_status_t::description(status).as_ptr().cast()
+}
+
+/// This thread's last failure message ("" if none). Valid until the next failing call on
+/// this thread; copy it to keep it.
+#[no_mangle]
+pub extern "C" fn rmm_last_error_message() -> *const c_char {
+    super::status::last_error_ptr()
+}
+
+/// Adds a reference to `resource`.
+#[no_mangle]
+pub extern "C" fn rmm_resource_retain(resource: rmm_resource_t) -> rmm_status_t {
+    guard("rmm_resource_retain", || {
+        handle::RESOURCES.retain(resource as usize)
+    })
+}
+
+/// Drops a reference to `resource`; the last one destroys the resource (returning its
+/// memory upstream). Releasing NULL is a no-op; a released or foreign handle is reported.
+#[no_mangle]
+pub extern "C" fn rmm_resource_release(resource: rmm_resource_t) -> rmm_status_t {
+    guard("rmm_resource_release", || {
+        if resource.is_null() {
+            return Ok(());
+        }
+        handle::RESOURCES.release(resource as usize)
+    })
+}
+
+/// hipMM's class name of the resource (a static string), e.g. `"cuda_memory_resource"`.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_resource_name(
+    resource: rmm_resource_t,
+    name: *mut *const c_char,
+) -> rmm_status_t {
+    guard("rmm_resource_name", || {
+        non_null(name, "name")?;
+        let r = resource_of(resource)?;
+        let s = crate::ffi::resource::static_cstr(r.name());
+        // SAFETY: `name` checked non-null above.
+        unsafe { write_out(name, s) };
+        Ok(())
+    })
+}
+
+/// Whether memory from `a` may be freed by `b` and vice versa.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_resource_is_equal(
+    a: rmm_resource_t,
+    b: rmm_resource_t,
+    equal: *mut bool,
+) -> rmm_status_t {
+    guard("rmm_resource_is_equal", || {
+        non_null(equal, "equal")?;
+        let (ra, rb) = (resource_of(a)?, resource_of(b)?);
+        // SAFETY: `equal` checked non-null above.
+        unsafe { write_out(equal, ra.is_equal(rb.as_ref())) };
+        Ok(())
+    })
+}
+
+/// Allocates `bytes` on the default stream. Zero bytes give `*ptr = NULL` and succeed.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_allocate(
+    resource: rmm_resource_t,
+    bytes: usize,
+    ptr: *mut *mut c_void,
+) -> rmm_status_t {
+    // SAFETY: same contract as this function.
+    unsafe { rmm_allocate_async(resource, bytes, std::ptr::null_mut(), ptr) }
+}
+
+/// Allocates `bytes`, usable in stream order on `stream`. Zero bytes give `*ptr = NULL`.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_allocate_async(
+    resource: rmm_resource_t,
+    bytes: usize,
+    stream: rmm_stream_t,
+    ptr: *mut *mut c_void,
+) -> rmm_status_t {
+    guard("rmm_allocate_async", || {
+        non_null(ptr, "ptr")?;
+        let p = resource_of(resource)?.allocate(bytes, stream_of(stream))?;
+        // SAFETY: `ptr` checked non-null above.
+        unsafe { write_out(ptr, p) };
+        Ok(())
+    })
+}
+
+/// Frees `ptr` (of `bytes`, as allocated) on the default stream. NULL is a no-op.
+#[no_mangle]
+pub extern "C" fn rmm_deallocate(
+    resource: rmm_resource_t,
+    ptr: *mut c_void,
+    bytes: usize,
+) -> rmm_status_t {
+    rmm_deallocate_async(resource, ptr, bytes, std::ptr::null_mut())
+}
+
+/// Frees `ptr` (of `bytes`, as allocated) in stream order on `stream`. NULL is a no-op.
+#[no_mangle]
+pub extern "C" fn rmm_deallocate_async(
+    resource: rmm_resource_t,
+    ptr: *mut c_void,
+    bytes: usize,
+    stream: rmm_stream_t,
+) -> rmm_status_t {
+    guard("rmm_deallocate_async", || {
+        let s: Stream = stream_of(stream);
+        resource_of(resource)?.deallocate(ptr, bytes, s)
+    })
+}
+
+/// A NUL-terminated copy of a static name, made once per distinct name.
+pub(crate) fn static_cstr(name: &'static str) -> *const c_char {
+    use std::collections::HashMap;
+    use std::ffi::CString;
+    static NAMES: parking_lot::Mutex<Option<HashMap<&'static str, &'static CString>>> =
+        parking_lot::Mutex::new(None);
+    let mut names = NAMES.lock();
+    let map = names.get_or_insert_with(HashMap::new);
+    map.entry(name)
+        .or_insert_with(|| Box::leak(Box::new(CString::new(name).unwrap_or_default())))
+        .as_ptr()
+}

@@ -1,0 +1,175 @@
+//! Streams, events and stream-ordered copies, so C programs can work without GPU headers
+//! (on the host runtime in particular). On a GPU, callers may pass their own streams.
+
+use std::ffi::c_void;
+
+use super::status::{guard, non_null};
+use super::{
+    rmm_event_t, rmm_status_t, rmm_stream_t, stream_of, write_out, RMM_STREAM_NON_BLOCKING,
+};
+use crate::error::{Error, Result};
+use crate::runtime::{runtime, Event, RtResult, Runtime, StreamFlags};
+
+/// Runs one runtime call, tagging a failure with the current device.
+fn call<T>(f: impl FnOnce(&dyn Runtime) -> RtResult<T>) -> Result<T> {
+    let rt = runtime()?;
+    f(rt).map_err(|e| Error::runtime(rt.get_device().unwrap_or(-1), e))
+}
+
+/// Creates a stream on the current device; `flags` may be `RMM_STREAM_NON_BLOCKING`.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_stream_create(flags: u32, stream: *mut rmm_stream_t) -> rmm_status_t {
+    guard("rmm_stream_create", || {
+        non_null(stream, "stream")?;
+        if flags & !RMM_STREAM_NON_BLOCKING != 0 {
+            return Err(Error::invalid(format!(
+                "unknown stream flags {flags:#x}; the only flag is RMM_STREAM_NON_BLOCKING (1)"
+            )));
+        }
+        let non_blocking = flags & RMM_STREAM_NON_BLOCKING != 0;
+        let s = call(|rt| rt.stream_create(StreamFlags { non_blocking }))?;
+        // SAFETY: checked non-null above.
+        unsafe { write_out(stream, s.0 as rmm_stream_t) };
+        Ok(())
+    })
+}
+
+/// Destroys a stream made by `rmm_stream_create` (its pending work still completes).
+#[no_mangle]
+pub extern "C" fn rmm_stream_destroy(stream: rmm_stream_t) -> rmm_status_t {
+    guard("rmm_stream_destroy", || {
+        if stream.is_null() {
+            return Err(Error::invalid("cannot destroy the default stream (NULL)"));
+        }
+        call(|rt| rt.stream_destroy(stream_of(stream)))
+    })
+}
+
+/// Waits until all work enqueued on `stream` has completed.
+#[no_mangle]
+pub extern "C" fn rmm_stream_synchronize(stream: rmm_stream_t) -> rmm_status_t {
+    guard("rmm_stream_synchronize", || {
+        call(|rt| rt.stream_synchronize(stream_of(stream)))
+    })
+}
+
+/// `*complete` = whether all work on `stream` has completed.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_stream_query(
+    stream: rmm_stream_t,
+    complete: *mut bool,
+) -> rmm_status_t {
+    guard("rmm_stream_query", || {
+        non_null(complete, "complete")?;
+        let done = call(|rt| rt.stream_query(stream_of(stream)))?;
+        // SAFETY: checked non-null above.
+        unsafe { write_out(complete, done) };
+        Ok(())
+    })
+}
+
+/// Creates an event (timing disabled).
+#[no_mangle]
+pub unsafe extern "C" fn rmm_event_create(event: *mut rmm_event_t) -> rmm_status_t {
+    guard("rmm_event_create", || {
+        non_null(event, "event")?;
+        let e = call(|rt| rt.event_create())?;
+        // SAFETY: checked non-null above.
+        unsafe { write_out(event, e.0 as rmm_event_t) };
+        Ok(())
+    })
+}
+
+fn event_of(event: rmm_event_t) -> Result<Event> {
+    if event.is_null() {
+        return Err(Error::invalid("`event` is NULL"));
+    }
+    Ok(Event(event as usize))
+}
+
+/// Destroys an event.
+#[no_mangle]
+pub extern "C" fn rmm_event_destroy(event: rmm_event_t) -> rmm_status_t {
+    guard("rmm_event_destroy", || {
+        let e = event_of(event)?;
+        call(|rt| rt.event_destroy(e))
+    })
+}
+
+/// Records `event` at the current tail of `stream`.
+#[no_mangle]
+pub extern "C" fn rmm_event_record(event: rmm_event_t, stream: rmm_stream_t) -> rmm_status_t {
+    guard("rmm_event_record", || {
+        let e = event_of(event)?;
+        call(|rt| rt.event_record(e, stream_of(stream)))
+    })
+}
+
+/// Waits until the last record of `event` has completed.
+#[no_mangle]
+pub extern "C" fn rmm_event_synchronize(event: rmm_event_t) -> rmm_status_t {
+    guard("rmm_event_synchronize", || {
+        let e = event_of(event)?;
+        call(|rt| rt.event_synchronize(e))
+    })
+}
+
+/// `*complete` = whether the last record of `event` has completed.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_event_query(event: rmm_event_t, complete: *mut bool) -> rmm_status_t {
+    guard("rmm_event_query", || {
+        non_null(complete, "complete")?;
+        let e = event_of(event)?;
+        let done = call(|rt| rt.event_query(e))?;
+        // SAFETY: checked non-null above.
+        unsafe { write_out(complete, done) };
+        Ok(())
+    })
+}
+
+/// Makes later work on `stream` wait for the last record of `event`.
+#[no_mangle]
+pub extern "C" fn rmm_stream_wait_event(stream: rmm_stream_t, event: rmm_event_t) -> rmm_status_t {
+    guard("rmm_stream_wait_event", || {
+        let e = event_of(event)?;
+        call(|rt| rt.stream_wait_event(stream_of(stream), e))
+    })
+}
+
+/// Enqueues a copy of `bytes` from `src` to `dst` (host or device memory) on `stream`.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_memcpy_async(
+    dst: *mut c_void,
+    src: *const c_void,
+    bytes: usize,
+    stream: rmm_stream_t,
+) -> rmm_status_t {
+    guard("rmm_memcpy_async", || {
+        if bytes == 0 {
+            return Ok(());
+        }
+        non_null(dst, "dst")?;
+        non_null(src, "src")?;
+        // SAFETY: the caller guarantees both ranges stay valid until the copy completes on
+        // `stream` (documented contract, as for cudaMemcpyAsync).
+        call(|rt| unsafe { rt.memcpy_async(dst, src, bytes, stream_of(stream)) })
+    })
+}
+
+/// Enqueues filling `bytes` at `dst` with the byte `value` on `stream`.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_memset_async(
+    dst: *mut c_void,
+    value: i32,
+    bytes: usize,
+    stream: rmm_stream_t,
+) -> rmm_status_t {
+    guard("rmm_memset_async", || {
+        if bytes == 0 {
+            return Ok(());
+        }
+        non_null(dst, "dst")?;
+        // SAFETY: the caller guarantees the range stays valid until the fill completes.
+        call(|rt| unsafe { rt.memset_async(dst, value as u8, bytes, stream_of(stream)) })
+    })
+}

@@ -1,0 +1,407 @@
+//! The C ABI called exactly as C calls it: statuses, messages, handles, bad input.
+
+use std::ffi::{c_void, CStr};
+use std::ptr::{null, null_mut};
+
+use rmm::ffi::rmm_status_t::*;
+use rmm::ffi::*;
+
+fn init() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if std::env::var_os("RMM_RUNTIME").is_none() {
+            std::env::set_var("RMM_RUNTIME", "host");
+        }
+    });
+}
+
+fn last_error() -> String {
+    // SAFETY: rmm_last_error_message never returns NULL and the string lives until the
+    // next failure on this thread.
+    unsafe { CStr::from_ptr(rmm_last_error_message()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn cuda() -> rmm_resource_t {
+    let mut r = null_mut();
+    // SAFETY: valid out-pointer.
+    assert_eq!(
+        unsafe { rmm_cuda_create(&mut r) },
+        RMM_STATUS_SUCCESS,
+        "{}",
+        last_error()
+    );
+    r
+}
+
+#[test]
+fn status_strings_are_never_null() {
+    for s in 0..20u32 {
+        let p = rmm_status_string(s);
+        assert!(!p.is_null());
+        // SAFETY: checked non-null; static NUL-terminated string.
+        assert!(!unsafe { CStr::from_ptr(p) }.to_bytes().is_empty());
+    }
+}
+
+#[test]
+fn allocate_round_trip_and_zero_size() {
+    init();
+    let r = cuda();
+    let mut p = null_mut();
+    // SAFETY: valid handle and out-pointers throughout; buffers outlive the sync.
+    unsafe {
+        assert_eq!(rmm_allocate(r, 1 << 16, &mut p), RMM_STATUS_SUCCESS);
+        assert!(!p.is_null() && p as usize % 256 == 0);
+        let mut host = vec![0u8; 1 << 16];
+        assert_eq!(
+            rmm_memset_async(p, 0x5a, 1 << 16, null_mut()),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(
+            rmm_memcpy_async(host.as_mut_ptr().cast(), p, 1 << 16, null_mut()),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(rmm_stream_synchronize(null_mut()), RMM_STATUS_SUCCESS);
+        assert!(host.iter().all(|b| *b == 0x5a));
+        assert_eq!(rmm_deallocate(r, p, 1 << 16), RMM_STATUS_SUCCESS);
+        let mut z = 1 as *mut c_void;
+        assert_eq!(rmm_allocate(r, 0, &mut z), RMM_STATUS_SUCCESS);
+        assert!(z.is_null());
+        assert_eq!(rmm_deallocate(r, null_mut(), 0), RMM_STATUS_SUCCESS);
+    }
+    assert_eq!(rmm_resource_release(r), RMM_STATUS_SUCCESS);
+}
+
+#[test]
+fn null_handles_and_out_pointers_are_invalid_arguments() {
+    init();
+    let r = cuda();
+    let mut p = null_mut();
+    // SAFETY: deliberately NULL arguments; the functions must check them.
+    unsafe {
+        assert_eq!(
+            rmm_allocate(null_mut(), 64, &mut p),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert!(last_error().contains("NULL"), "{}", last_error());
+        assert_eq!(rmm_allocate(r, 64, null_mut()), RMM_STATUS_INVALID_ARGUMENT);
+        assert!(last_error().contains("`ptr`"), "{}", last_error());
+        assert_eq!(rmm_cuda_create(null_mut()), RMM_STATUS_INVALID_ARGUMENT);
+        assert_eq!(
+            rmm_get_current_device_resource(null_mut()),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            rmm_resource_name(r, null_mut()),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            rmm_get_device_count(null_mut()),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            rmm_stream_create(0, null_mut()),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            rmm_event_record(null_mut(), null_mut()),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            rmm_memcpy_async(null_mut(), null(), 8, null_mut()),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            rmm_callback_create_with_vtable(null(), null_mut(), &mut null_mut()),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+    }
+    assert_eq!(
+        rmm_deallocate(null_mut(), null_mut(), 0),
+        RMM_STATUS_INVALID_ARGUMENT
+    );
+    assert_eq!(rmm_resource_release(r), RMM_STATUS_SUCCESS);
+}
+
+#[test]
+fn release_null_is_a_no_op_and_double_release_is_reported() {
+    init();
+    assert_eq!(rmm_resource_release(null_mut()), RMM_STATUS_SUCCESS);
+    let r = cuda();
+    assert_eq!(rmm_resource_retain(r), RMM_STATUS_SUCCESS);
+    assert_eq!(rmm_resource_release(r), RMM_STATUS_SUCCESS);
+    assert_eq!(rmm_resource_release(r), RMM_STATUS_SUCCESS);
+    assert_eq!(rmm_resource_release(r), RMM_STATUS_INVALID_ARGUMENT);
+    assert!(
+        last_error().contains("already released"),
+        "{}",
+        last_error()
+    );
+    let mut p = null_mut();
+    // SAFETY: valid out-pointer; the handle is stale on purpose.
+    assert_eq!(
+        unsafe { rmm_allocate(r, 64, &mut p) },
+        RMM_STATUS_INVALID_ARGUMENT
+    );
+    assert!(p.is_null(), "outputs are written only on success");
+    assert_eq!(rmm_resource_retain(r), RMM_STATUS_INVALID_ARGUMENT);
+    // A recycled slot gets a new generation: the stale handle stays dead.
+    let r2 = cuda();
+    assert_ne!(r, r2);
+    assert_eq!(rmm_resource_release(r), RMM_STATUS_INVALID_ARGUMENT);
+    assert_eq!(rmm_resource_release(r2), RMM_STATUS_SUCCESS);
+    let foreign = 0x7ffd_1234_5678usize as rmm_resource_t;
+    assert_eq!(rmm_resource_release(foreign), RMM_STATUS_INVALID_ARGUMENT);
+}
+
+#[test]
+fn absurd_size_is_out_of_memory_naming_the_size() {
+    init();
+    let r = cuda();
+    let mut p = null_mut();
+    // SAFETY: valid handle and out-pointer.
+    let s = unsafe { rmm_allocate(r, 1usize << 60, &mut p) };
+    assert_eq!(s, RMM_STATUS_OUT_OF_MEMORY);
+    let msg = last_error();
+    assert!(
+        msg.contains("1152921504606846976") && msg.contains("rmm_allocate_async"),
+        "{msg}"
+    );
+    assert!(p.is_null());
+    assert_eq!(rmm_resource_release(r), RMM_STATUS_SUCCESS);
+}
+
+#[test]
+fn per_device_set_get_reset_and_bad_device() {
+    init();
+    let mine = cuda();
+    let (mut prev, mut got) = (null_mut(), null_mut());
+    let mut n = 0;
+    // SAFETY: valid out-pointers throughout.
+    unsafe {
+        assert_eq!(rmm_get_device_count(&mut n), RMM_STATUS_SUCCESS);
+        assert_eq!(
+            rmm_set_per_device_resource(n, mine, &mut prev),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert!(
+            last_error().contains(&format!("device id {n}")),
+            "{}",
+            last_error()
+        );
+        assert!(prev.is_null());
+        assert_eq!(rmm_set_current_device(n + 3), RMM_STATUS_INVALID_ARGUMENT);
+        assert_eq!(
+            rmm_set_current_device_resource(mine, &mut prev),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(
+            rmm_get_current_device_resource(&mut got),
+            RMM_STATUS_SUCCESS
+        );
+        let mut eq = false;
+        assert_eq!(
+            rmm_resource_is_equal(got, mine, &mut eq),
+            RMM_STATUS_SUCCESS
+        );
+        assert!(eq);
+        // NULL resets to the initial resource (hipMM would crash here).
+        let mut prev2 = null_mut();
+        assert_eq!(
+            rmm_set_current_device_resource(null_mut(), &mut prev2),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(
+            rmm_set_current_device_resource(null_mut(), null_mut()),
+            RMM_STATUS_SUCCESS
+        );
+        let mut name = null();
+        assert_eq!(rmm_resource_name(prev2, &mut name), RMM_STATUS_SUCCESS);
+        assert_eq!(
+            CStr::from_ptr(name).to_str().unwrap(),
+            "cuda_memory_resource"
+        );
+        for h in [prev, got, prev2, mine] {
+            assert_eq!(rmm_resource_release(h), RMM_STATUS_SUCCESS);
+        }
+    }
+}
+
+#[test]
+fn runtime_and_device_queries() {
+    init();
+    let (mut name, mut desc) = (null(), null());
+    let (mut free, mut total, mut dev, mut pct) = (0usize, 0usize, -1, 0usize);
+    // SAFETY: valid out-pointers.
+    unsafe {
+        assert_eq!(rmm_runtime_name(&mut name), RMM_STATUS_SUCCESS);
+        let name = CStr::from_ptr(name).to_str().unwrap();
+        assert!(["hip", "cuda", "host"].contains(&name));
+        assert_eq!(rmm_runtime_description(&mut desc), RMM_STATUS_SUCCESS);
+        assert!(!CStr::from_ptr(desc).to_bytes().is_empty());
+        assert_eq!(
+            rmm_available_device_memory(&mut free, &mut total),
+            RMM_STATUS_SUCCESS
+        );
+        assert!(free <= total && total > 0);
+        assert_eq!(rmm_get_current_device(&mut dev), RMM_STATUS_SUCCESS);
+        assert_eq!(dev, 0);
+        assert_eq!(
+            rmm_percent_of_free_device_memory(50, &mut pct),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(pct % 256, 0);
+        assert_eq!(
+            rmm_percent_of_free_device_memory(150, &mut pct),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert!(last_error().contains("150"));
+    }
+}
+
+#[test]
+fn streams_and_events_order_work() {
+    init();
+    let (mut a, mut b, mut ev) = (null_mut(), null_mut(), null_mut());
+    let r = cuda();
+    let mut p = null_mut();
+    let mut host = vec![0u8; 4096];
+    let mut done = false;
+    // SAFETY: valid handles and out-pointers; host buffer outlives the synchronization.
+    unsafe {
+        assert_eq!(rmm_stream_create(0, &mut a), RMM_STATUS_SUCCESS);
+        assert_eq!(
+            rmm_stream_create(RMM_STREAM_NON_BLOCKING, &mut b),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(rmm_stream_create(0x80, &mut b), RMM_STATUS_INVALID_ARGUMENT);
+        assert_eq!(rmm_event_create(&mut ev), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_allocate_async(r, 4096, a, &mut p), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_memset_async(p, 7, 4096, a), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_event_record(ev, a), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_stream_wait_event(b, ev), RMM_STATUS_SUCCESS);
+        assert_eq!(
+            rmm_memcpy_async(host.as_mut_ptr().cast(), p, 4096, b),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(rmm_stream_synchronize(b), RMM_STATUS_SUCCESS);
+        assert!(host.iter().all(|x| *x == 7));
+        assert_eq!(rmm_event_synchronize(ev), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_event_query(ev, &mut done), RMM_STATUS_SUCCESS);
+        assert!(done);
+        assert_eq!(rmm_stream_query(a, &mut done), RMM_STATUS_SUCCESS);
+        assert!(done);
+        assert_eq!(rmm_deallocate_async(r, p, 4096, a), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_event_destroy(ev), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_stream_destroy(a), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_stream_destroy(b), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_stream_destroy(null_mut()), RMM_STATUS_INVALID_ARGUMENT);
+    }
+    assert_eq!(rmm_resource_release(r), RMM_STATUS_SUCCESS);
+}
+
+unsafe extern "C" fn failing_alloc(
+    ctx: *mut c_void,
+    bytes: usize,
+    _stream: rmm_stream_t,
+    _out: *mut *mut c_void,
+) -> u32 {
+    let msg = format!("user resource refused {bytes} bytes\0");
+    // SAFETY: NUL-terminated string.
+    unsafe { rmm_callback_set_error_message(msg.as_ptr().cast()) };
+    ctx as usize as u32
+}
+
+unsafe extern "C" fn never_dealloc(
+    _: *mut c_void,
+    _: *mut c_void,
+    _: usize,
+    _: rmm_stream_t,
+) -> u32 {
+    0
+}
+
+static DESTROYED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+unsafe extern "C" fn count_destroy(_: *mut c_void) {
+    DESTROYED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
+#[test]
+fn vtable_callback_statuses_and_messages_cross_the_boundary() {
+    init();
+    let vt = rmm_callback_vtable {
+        allocate: Some(failing_alloc),
+        deallocate: Some(never_dealloc),
+        destroy: Some(count_destroy),
+    };
+    for (status, expect) in [
+        (2u32, RMM_STATUS_OUT_OF_MEMORY),
+        (3, RMM_STATUS_BAD_ALLOC),
+        (7, RMM_STATUS_CALLBACK_FAILED),
+    ] {
+        let before = DESTROYED.load(std::sync::atomic::Ordering::SeqCst);
+        let mut r = null_mut();
+        let mut p = null_mut();
+        let mut ctx = null_mut();
+        // SAFETY: valid vtable and out-pointers.
+        unsafe {
+            assert_eq!(
+                rmm_callback_create_with_vtable(&vt, status as usize as *mut c_void, &mut r),
+                RMM_STATUS_SUCCESS
+            );
+            assert_eq!(rmm_callback_get_context(r, &mut ctx), RMM_STATUS_SUCCESS);
+            assert_eq!(ctx as usize, status as usize);
+            assert_eq!(rmm_allocate(r, 12345, &mut p), expect);
+        }
+        let msg = last_error();
+        assert!(msg.contains("user resource refused 12345 bytes"), "{msg}");
+        assert_eq!(rmm_resource_release(r), RMM_STATUS_SUCCESS);
+        assert_eq!(
+            DESTROYED.load(std::sync::atomic::Ordering::SeqCst),
+            before + 1
+        );
+    }
+    let c = cuda();
+    let mut ctx = null_mut();
+    // SAFETY: valid out-pointer.
+    assert_eq!(
+        unsafe { rmm_callback_get_context(c, &mut ctx) },
+        RMM_STATUS_INVALID_ARGUMENT
+    );
+    assert_eq!(rmm_resource_release(c), RMM_STATUS_SUCCESS);
+}
+
+unsafe extern "C" fn null_alloc(_: usize, _: rmm_stream_t, _: *mut c_void) -> *mut c_void {
+    null_mut()
+}
+unsafe extern "C" fn no_dealloc(_: *mut c_void, _: usize, _: rmm_stream_t, _: *mut c_void) {}
+
+#[test]
+fn rmm_style_callback_returning_null_is_bad_alloc() {
+    init();
+    let mut r = null_mut();
+    let mut p = null_mut();
+    // SAFETY: valid callbacks and out-pointers.
+    unsafe {
+        assert_eq!(
+            rmm_callback_create(None, Some(no_dealloc), null_mut(), null_mut(), &mut r),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            rmm_callback_create(
+                Some(null_alloc),
+                Some(no_dealloc),
+                null_mut(),
+                null_mut(),
+                &mut r
+            ),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(rmm_allocate(r, 512, &mut p), RMM_STATUS_BAD_ALLOC);
+        assert!(last_error().contains("512"), "{}", last_error());
+    }
+    assert_eq!(rmm_resource_release(r), RMM_STATUS_SUCCESS);
+}
