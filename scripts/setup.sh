@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what building and testing rmm-rs needs, only what is missing. Idempotent.
+set -euo pipefail
+
+packages=(cmake g++ libgtest-dev pkg-config libamdhip64-5)
+missing=()
+for pkg in "${packages[@]}"; do
+  if ! dpkg -s "$pkg" >/dev/null 2>&1; then missing+=("$pkg"); fi
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -eq 0 ]]; then
+    echo "setup: installing ${missing[*]}"
+    apt-get update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+  else
+    echo "setup: missing packages (not root, not installing): ${missing[*]}" >&2
+  fi
+fi
+
+cbindgen_version=0.29.0
+if [[ "$(cbindgen --version 2>/dev/null || true)" != "cbindgen $cbindgen_version" ]]; then
+  echo "setup: installing cbindgen $cbindgen_version"
+  cargo install cbindgen --version "$cbindgen_version" --locked
+fi

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The whole test command (CI runs it through .ci/run): formatting, lints, header drift, Rust
+# tests, the CMake build + install, ctest, consumers of the installed package, pkg-config,
+# and the HIP "no device" path when Debian's HIP runtime is present.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+jobs="$(nproc 2>/dev/null || echo 2)"
+export RMM_RUNTIME="${RMM_RUNTIME:-host}"
+
+step() { printf '\n==== %s\n' "$*"; }
+
+step "setup"
+"$root/scripts/setup.sh"
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy"
+cargo clippy --all-targets -- -D warnings
+
+step "header drift (cbindgen)"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+cbindgen --config cbindgen.toml --output "$tmp/rmm.h" . 2>"$tmp/cbindgen.log" || {
+  cat "$tmp/cbindgen.log" >&2
+  exit 1
+}
+if ! diff -u include/rmm/rmm.h "$tmp/rmm.h"; then
+  echo "include/rmm/rmm.h is out of date: run cbindgen --config cbindgen.toml --output include/rmm/rmm.h ." >&2
+  exit 1
+fi
+
+step "cargo test --release (RMM_RUNTIME=$RMM_RUNTIME)"
+cargo test --release
+
+step "cmake configure/build/install (build/, install/)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$root/install" \
+  -DRMM_BUILD_TESTS=ON
+cmake --build build --parallel "$jobs"
+cmake --install build
+
+step "ctest"
+ctest --test-dir build --output-on-failure --parallel "$jobs"
+
+step "consumers of the installed package"
+consumers="$root/build/consumers"
+rm -rf "$consumers"
+cmake -S examples-c -B "$consumers/examples-c" -DCMAKE_PREFIX_PATH="$root/install"
+cmake --build "$consumers/examples-c" --parallel "$jobs"
+ctest --test-dir "$consumers/examples-c" --output-on-failure
+cmake -S examples-cpp -B "$consumers/examples-cpp" -DCMAKE_PREFIX_PATH="$root/install"
+cmake --build "$consumers/examples-cpp" --parallel "$jobs"
+ctest --test-dir "$consumers/examples-cpp" --output-on-failure
+cmake -S tests-cpp -B "$consumers/tests-cpp" -DCMAKE_PREFIX_PATH="$root/install"
+cmake --build "$consumers/tests-cpp" --parallel "$jobs"
+
+step "pkg-config"
+export PKG_CONFIG_PATH="$root/install/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+pc_flags="$(pkg-config --cflags --libs rmm)"
+echo "pkg-config --cflags --libs rmm: $pc_flags"
+# shellcheck disable=SC2086 # the flags are meant to be split
+cc -std=c11 -Wall -Wextra -Werror -pedantic examples-c/basic.c $pc_flags \
+  -Wl,-rpath,"$root/install/lib" -o "$consumers/basic_pkgconfig"
+"$consumers/basic_pkgconfig" >/dev/null
+
+if [[ -e /usr/lib/x86_64-linux-gnu/libamdhip64.so.5 ]] || ldconfig -p 2>/dev/null | grep -q 'libamdhip64.so.5'; then
+  step "HIP runtime without a device (RMM_RUNTIME=hip)"
+  set +e
+  hip_out="$(RMM_RUNTIME=hip "$consumers/examples-c/rmm_c_basic" 2>&1)"
+  hip_rc=$?
+  set -e
+  echo "$hip_out"
+  echo "exit status: $hip_rc"
+  if ((hip_rc == 0)); then
+    echo "expected the HIP runtime to report that there is no device" >&2
+    exit 1
+  fi
+  if ((hip_rc >= 128)); then
+    echo "the example crashed (exit status $hip_rc)" >&2
+    exit 1
+  fi
+  if ! grep -qi "no device" <<<"$hip_out"; then
+    echo "the message does not say 'no device'" >&2
+    exit 1
+  fi
+fi
+
+step "all tests passed"
