@@ -1,7 +1,8 @@
 //! The NVIDIA CUDA backend: the shared GPU implementation with CUDA's names and numbers.
 //!
-//! Numbers come from CUDA 12.6 / 13.x `driver_types.h` (`cudaDeviceAttr`,
-//! `cudaMemoryType`, `cudaMemAllocationType`) and `cuda_runtime_api.h`.
+//! Numbers come from CUDA 12.6 / 13.0 `driver_types.h` (`cudaDeviceAttr`,
+//! `cudaMemoryType`, `cudaMemAllocationType`) and `cuda_runtime_api.h`; each value below was
+//! checked by compiling against the CUDA 13.0 headers.
 
 use super::gpu::{self, Flavor};
 use super::{DeviceAttribute, MemoryType, Runtime, RuntimeKind, Stream};
@@ -15,7 +16,8 @@ fn device_attribute(attr: DeviceAttribute, _version: i32) -> Option<i32> {
         DeviceAttribute::PageableMemoryAccess => 88, // cudaDevAttrPageableMemoryAccess
         DeviceAttribute::ConcurrentManagedAccess => 89, // cudaDevAttrConcurrentManagedAccess
         DeviceAttribute::MemoryPoolsSupported => 115, // cudaDevAttrMemoryPoolsSupported
-        DeviceAttribute::MemoryPoolSupportedHandleTypes => 119, // cudaDevAttrMemoryPoolSupportedHandleTypes
+        // cudaDevAttrMemoryPoolSupportedHandleTypes
+        DeviceAttribute::MemoryPoolSupportedHandleTypes => 119,
     })
 }
 

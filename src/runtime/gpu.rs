@@ -7,7 +7,8 @@
 //! stream handle) lives in the flavor, defined in `cuda.rs` and `hip.rs`.
 //!
 //! Layouts come from the vendors' headers: CUDA `driver_types.h` / `cuda_runtime_api.h`
-//! 12.6 and 13.x, HIP `hip_runtime_api.h` 5.2.3 (Debian `libamdhip64-dev`) and ROCm 6.x.
+//! 12.6 and 13.0 (offsets and enum values measured by compiling against 13.0), HIP
+//! `hip_runtime_api.h` 5.2.3 (Debian `libamdhip64-dev`, measured the same way) and ROCm 6.x.
 
 use std::ffi::{c_char, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -96,7 +97,8 @@ struct RawPoolProps {
 }
 
 /// `cudaPointerAttributes` (CUDA 11+: `{ int type; int device; void* devicePointer;
-/// void* hostPointer; }`) and `hipPointerAttribute_t` (ROCm 5/6: the same then
+/// void* hostPointer; }`, padded with reserved fields to 88 bytes in CUDA 13.0) and
+/// `hipPointerAttribute_t` (ROCm 5/6: the same then
 /// `int isManaged; unsigned allocationFlags;`), over-allocated for future fields.
 #[repr(C)]
 struct RawPointerAttributes {
@@ -106,7 +108,7 @@ struct RawPointerAttributes {
     host_pointer: *mut c_void,
     is_managed: i32,
     allocation_flags: u32,
-    spare: [u64; 8],
+    spare: [u64; 16],
 }
 
 /// A required entry point: load fails without it.
@@ -861,7 +863,7 @@ impl Runtime for GpuRuntime {
             host_pointer: std::ptr::null_mut(),
             is_managed: 0,
             allocation_flags: 0,
-            spare: [0; 8],
+            spare: [0; 16],
         };
         // SAFETY: `raw` is larger than either vendor's struct; the pointer is only inspected.
         let code = unsafe { (self.api.pointer_get_attributes.f)(&mut raw, ptr) };
@@ -900,10 +902,12 @@ mod tests {
         assert_eq!(offset_of!(RawPoolProps, win32_security_attributes), 16);
         assert_eq!(offset_of!(RawPoolProps, max_size), 24);
         assert!(size_of::<RawPoolProps>() >= 88 * 2);
-        // hipPointerAttribute_t: isManaged at 24, 32 bytes; cudaPointerAttributes: 24 bytes.
+        // hipPointerAttribute_t: isManaged at 24, 32 bytes; cudaPointerAttributes: 88 bytes
+        // in CUDA 13.0 (measured with its headers).
         assert_eq!(offset_of!(RawPointerAttributes, device), 4);
         assert_eq!(offset_of!(RawPointerAttributes, device_pointer), 8);
         assert_eq!(offset_of!(RawPointerAttributes, is_managed), 24);
+        assert!(size_of::<RawPointerAttributes>() >= 88 + 64);
         assert_eq!(size_of::<MemLocation>(), 8);
     }
 
