@@ -345,6 +345,11 @@ pub(super) fn load(flavor: &'static Flavor) -> Result<Box<dyn Runtime>, String> 
         };
         api.mem_prefetch_async.f = None;
         api.mem_advise.f = None;
+    } else if flavor.location_api_since.is_some() && runtime_version == 0 {
+        // Unknown version: the unsuffixed symbols may have either signature, so calling
+        // them could pass the wrong arguments. Report those features unsupported instead.
+        api.mem_prefetch_async.f = None;
+        api.mem_advise.f = None;
     }
     Ok(Box::new(GpuRuntime {
         flavor,
