@@ -23,11 +23,17 @@ fn child() {
 
 /// Runs the `child` test with `RMM_RUNTIME=value` and returns its RESULT line.
 fn select(value: &str) -> String {
+    select_with(value, &[])
+}
+
+/// As [`select`], with extra environment variables for the child.
+fn select_with(value: &str, env: &[(&str, &str)]) -> String {
     let exe = std::env::current_exe().unwrap();
     let out = Command::new(exe)
         .args(["--exact", "child", "--nocapture", "--test-threads=1"])
         .env(MARKER, "1")
         .env("RMM_RUNTIME", value)
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -108,4 +114,31 @@ fn bogus_value_is_an_invalid_argument_naming_it() {
     let r = select("bogus");
     assert!(r.starts_with("err InvalidArgument("), "{r}");
     assert!(r.contains("bogus"), "{r}");
+}
+
+#[test]
+fn host_runtime_reads_its_environment() {
+    let r = select_with(
+        "host",
+        &[
+            ("RMM_HOST_DEVICES", "2"),
+            ("RMM_HOST_DEVICE_MEMORY", "512MiB"),
+        ],
+    );
+    assert!(r.starts_with("ok host"), "{r}");
+    assert!(r.contains("2 device"), "{r}");
+}
+
+#[test]
+fn unparsable_host_memory_is_an_invalid_argument_naming_variable_and_value() {
+    for bad in ["lots", "12XB", "-5GiB", "0"] {
+        let r = select_with("host", &[("RMM_HOST_DEVICE_MEMORY", bad)]);
+        assert!(r.starts_with("err InvalidArgument("), "{bad}: {r}");
+        assert!(
+            r.contains("RMM_HOST_DEVICE_MEMORY") && r.contains(bad),
+            "{r}"
+        );
+    }
+    let r = select_with("host", &[("RMM_HOST_DEVICES", "zero")]);
+    assert!(r.contains("RMM_HOST_DEVICES") && r.contains("zero"), "{r}");
 }
