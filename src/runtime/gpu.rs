@@ -1,1 +1,948 @@
-//! Shared HIP/CUDA backend (placeholder until the backend lands).
+//! The one implementation of [`Runtime`] for both GPU vendors.
+//!
+//! HIP's runtime API is a one-to-one rename of CUDA's (`hipMalloc` ↔ `cudaMalloc`, same
+//! argument order, same error numbers for the codes we classify), so a single function
+//! table, filled by name from a [`Flavor`], serves both. What really differs per vendor
+//! (device-attribute numbers, pointer-attribute encodings, struct generations, the legacy
+//! stream handle) lives in the flavor, defined in `cuda.rs` and `hip.rs`.
+//!
+//! Layouts come from the vendors' headers: CUDA `driver_types.h` / `cuda_runtime_api.h`
+//! 12.6 and 13.0 (offsets and enum values measured by compiling against 13.0), HIP
+//! `hip_runtime_api.h` 5.2.3 (Debian `libamdhip64-dev`, measured the same way) and ROCm 6.x.
+
+use std::ffi::{c_char, c_void, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use super::dl::Library;
+use super::{
+    DeviceAttribute, DeviceId, Event, HostFn, MemAdvice, MemHandleType, MemInfo, MemPool,
+    MemPoolAttr, MemPoolLocation, MemPoolProps, MemoryType, PointerAttributes, RtResult, Runtime,
+    RuntimeError, RuntimeErrorKind, RuntimeKind, Stream, StreamFlags,
+};
+
+/// A raw runtime handle (stream, event, pool) or device pointer.
+type P = *mut c_void;
+/// `cudaHostFn_t` / `hipHostFn_t`.
+type HostTrampoline = unsafe extern "C" fn(*mut c_void);
+
+/// What differs between CUDA and HIP beyond the `cuda`/`hip` prefix.
+pub(super) struct Flavor {
+    /// Which backend this is.
+    pub kind: RuntimeKind,
+    /// Column of the symbol table: 0 for CUDA names, 1 for HIP names.
+    pub column: usize,
+    /// Library names to try, newest first.
+    pub libraries: &'static [&'static str],
+    /// The vendor's number for a device attribute at runtime `version`, if it has one.
+    pub device_attribute: fn(DeviceAttribute, i32) -> Option<i32>,
+    /// Decodes `(type, isManaged)` of the pointer-attribute struct at runtime `version`.
+    pub memory_type: fn(i32, i32, i32) -> MemoryType,
+    /// The raw stream handle to pass for `stream`.
+    pub stream: fn(Stream) -> usize,
+    /// First runtime version whose mempool props have `maxSize` (None: never).
+    pub pool_max_size_since: Option<i32>,
+    /// First runtime version with managed mempools (`allocType` 2) (None: never).
+    pub managed_pools_since: Option<i32>,
+    /// First runtime version whose unsuffixed `MemPrefetchAsync`/`MemAdvise` take a
+    /// `MemLocation` instead of an `int` device (CUDA 13); None: never.
+    pub location_api_since: Option<i32>,
+    /// The runtime reports memory it does not know with "invalid value" (HIP) instead of
+    /// a success with type "unregistered" (CUDA 11+).
+    pub unknown_pointer_is_invalid_value: bool,
+    /// The runtime can export pools as fabric handles.
+    pub fabric_handles: bool,
+}
+
+/// `cudaMemLocation` / `hipMemLocation`: `{ enum type; int id; }` (8 bytes, by value).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct MemLocation {
+    ty: i32,
+    id: i32,
+}
+
+const LOCATION_DEVICE: i32 = 1; // cudaMemLocationTypeDevice / hipMemLocationTypeDevice
+const LOCATION_HOST: i32 = 2; // cudaMemLocationTypeHost / hipMemLocationTypeHost
+
+impl MemLocation {
+    /// A device, or the host for `-1` (`cudaCpuDeviceId`).
+    fn of(device: DeviceId) -> MemLocation {
+        if device < 0 {
+            MemLocation {
+                ty: LOCATION_HOST,
+                id: 0,
+            }
+        } else {
+            MemLocation {
+                ty: LOCATION_DEVICE,
+                id: device,
+            }
+        }
+    }
+}
+
+/// The common prefix of `cudaMemPoolProps` (CUDA 11.2–13.x) and `hipMemPoolProps`
+/// (ROCm 5.x–7.x): allocType, handleTypes, location at 0..16, win32SecurityAttributes at 16,
+/// maxSize at 24 (CUDA ≥ 12.2, newer ROCm; reserved zero bytes before), then `usage` (CUDA
+/// 12.x+) and reserved bytes up to 88 bytes. We pass a larger zeroed buffer so that a newer
+/// runtime reading a longer struct still sees zeros.
+#[repr(C)]
+struct RawPoolProps {
+    alloc_type: i32,
+    handle_types: i32,
+    location: MemLocation,
+    win32_security_attributes: *mut c_void,
+    max_size: usize,
+    rest: [u8; 224],
+}
+
+/// `cudaPointerAttributes` (CUDA 11+: `{ int type; int device; void* devicePointer;
+/// void* hostPointer; }`, padded with reserved fields to 88 bytes in CUDA 13.0) and
+/// `hipPointerAttribute_t` (ROCm 5/6: the same then
+/// `int isManaged; unsigned allocationFlags;`), over-allocated for future fields.
+#[repr(C)]
+struct RawPointerAttributes {
+    ty: i32,
+    device: i32,
+    device_pointer: *mut c_void,
+    host_pointer: *mut c_void,
+    is_managed: i32,
+    allocation_flags: u32,
+    spare: [u64; 16],
+}
+
+/// A required entry point: load fails without it.
+struct Sym<F> {
+    name: &'static str,
+    f: F,
+}
+
+/// An optional entry point: calls report "unsupported" without it.
+struct OptSym<F> {
+    name: &'static str,
+    f: Option<F>,
+}
+
+/// Declares the function table: each entry has its CUDA and HIP names (`""`: the vendor has
+/// no such function) and its C signature; every function returns the error code unless
+/// another return type is given.
+macro_rules! api_table {
+    (
+        required { $($rf:ident: [$rc:literal, $rh:literal] ($($ra:ty),*) $(-> $rr:ty)?;)* }
+        optional { $($of:ident: [$oc:literal, $oh:literal] ($($oa:ty),*);)* }
+    ) => {
+        /// Entry points of one loaded runtime.
+        struct Api {
+            $($rf: Sym<unsafe extern "C" fn($($ra),*) -> api_table!(@ret $($rr)?)>,)*
+            $($of: OptSym<unsafe extern "C" fn($($oa),*) -> i32>,)*
+        }
+
+        impl Api {
+            fn load(lib: &Library, soname: &str, column: usize) -> Result<Api, String> {
+                Ok(Api {
+                    $($rf: {
+                        let name = [$rc, $rh][column];
+                        // SAFETY: the type is the C signature from the vendor header.
+                        let f = unsafe { lib.symbol(name) }.ok_or_else(|| {
+                            format!("{soname} lacks the required symbol {name}")
+                        })?;
+                        Sym { name, f }
+                    },)*
+                    $($of: {
+                        let name = [$oc, $oh][column];
+                        // SAFETY: the type is the C signature from the vendor header.
+                        let f = if name.is_empty() { None } else { unsafe { lib.symbol(name) } };
+                        OptSym { name, f }
+                    },)*
+                })
+            }
+        }
+    };
+    (@ret) => { i32 };
+    (@ret $t:ty) => { $t };
+}
+
+api_table! {
+    required {
+        get_error_name: ["cudaGetErrorName", "hipGetErrorName"] (i32) -> *const c_char;
+        get_error_string: ["cudaGetErrorString", "hipGetErrorString"] (i32) -> *const c_char;
+        get_last_error: ["cudaGetLastError", "hipGetLastError"] ();
+        runtime_get_version: ["cudaRuntimeGetVersion", "hipRuntimeGetVersion"] (*mut i32);
+        driver_get_version: ["cudaDriverGetVersion", "hipDriverGetVersion"] (*mut i32);
+        get_device_count: ["cudaGetDeviceCount", "hipGetDeviceCount"] (*mut i32);
+        get_device: ["cudaGetDevice", "hipGetDevice"] (*mut i32);
+        set_device: ["cudaSetDevice", "hipSetDevice"] (i32);
+        device_synchronize: ["cudaDeviceSynchronize", "hipDeviceSynchronize"] ();
+        mem_get_info: ["cudaMemGetInfo", "hipMemGetInfo"] (*mut usize, *mut usize);
+        device_get_attribute: ["cudaDeviceGetAttribute", "hipDeviceGetAttribute"]
+            (*mut i32, i32, i32);
+        malloc: ["cudaMalloc", "hipMalloc"] (*mut P, usize);
+        free: ["cudaFree", "hipFree"] (P);
+        stream_create_with_flags: ["cudaStreamCreateWithFlags", "hipStreamCreateWithFlags"]
+            (*mut P, u32);
+        stream_destroy: ["cudaStreamDestroy", "hipStreamDestroy"] (P);
+        stream_synchronize: ["cudaStreamSynchronize", "hipStreamSynchronize"] (P);
+        stream_query: ["cudaStreamQuery", "hipStreamQuery"] (P);
+        event_create_with_flags: ["cudaEventCreateWithFlags", "hipEventCreateWithFlags"]
+            (*mut P, u32);
+        event_destroy: ["cudaEventDestroy", "hipEventDestroy"] (P);
+        event_record: ["cudaEventRecord", "hipEventRecord"] (P, P);
+        event_synchronize: ["cudaEventSynchronize", "hipEventSynchronize"] (P);
+        event_query: ["cudaEventQuery", "hipEventQuery"] (P);
+        stream_wait_event: ["cudaStreamWaitEvent", "hipStreamWaitEvent"] (P, P, u32);
+        // (dst, src, count, kind, stream)
+        memcpy_async: ["cudaMemcpyAsync", "hipMemcpyAsync"]
+            (P, *const c_void, usize, i32, P);
+        // (dst, int value, count, stream)
+        memset_async: ["cudaMemsetAsync", "hipMemsetAsync"] (P, i32, usize, P);
+        pointer_get_attributes: ["cudaPointerGetAttributes", "hipPointerGetAttributes"]
+            (*mut RawPointerAttributes, *const c_void);
+    }
+    optional {
+        // (ptr, size, flags = attach global)
+        malloc_managed: ["cudaMallocManaged", "hipMallocManaged"] (*mut P, usize, u32);
+        malloc_host: ["cudaMallocHost", ""] (*mut P, usize);
+        // hipHostMalloc takes flags where cudaMallocHost takes none.
+        host_malloc: ["", "hipHostMalloc"] (*mut P, usize, u32);
+        free_host: ["cudaFreeHost", "hipHostFree"] (P);
+        malloc_async: ["cudaMallocAsync", "hipMallocAsync"] (*mut P, usize, P);
+        malloc_from_pool_async: ["cudaMallocFromPoolAsync", "hipMallocFromPoolAsync"]
+            (*mut P, usize, P, P);
+        free_async: ["cudaFreeAsync", "hipFreeAsync"] (P, P);
+        mem_pool_create: ["cudaMemPoolCreate", "hipMemPoolCreate"]
+            (*mut P, *const RawPoolProps);
+        mem_pool_destroy: ["cudaMemPoolDestroy", "hipMemPoolDestroy"] (P);
+        device_get_default_mem_pool: ["cudaDeviceGetDefaultMemPool", "hipDeviceGetDefaultMemPool"]
+            (*mut P, i32);
+        mem_pool_set_attribute: ["cudaMemPoolSetAttribute", "hipMemPoolSetAttribute"]
+            (P, i32, *mut c_void);
+        mem_pool_get_attribute: ["cudaMemPoolGetAttribute", "hipMemPoolGetAttribute"]
+            (P, i32, *mut c_void);
+        mem_pool_trim_to: ["cudaMemPoolTrimTo", "hipMemPoolTrimTo"] (P, usize);
+        launch_host_func: ["cudaLaunchHostFunc", "hipLaunchHostFunc"]
+            (P, HostTrampoline, *mut c_void);
+        // The `int device` forms (CUDA ≤ 12, HIP).
+        mem_prefetch_async: ["cudaMemPrefetchAsync", "hipMemPrefetchAsync"]
+            (*const c_void, usize, i32, P);
+        mem_advise: ["cudaMemAdvise", "hipMemAdvise"] (*const c_void, usize, i32, i32);
+        // The location forms: `_v2` in CUDA 12.2–12.x, unsuffixed in CUDA 13 (fixed up below).
+        mem_prefetch_location: ["cudaMemPrefetchAsync_v2", ""]
+            (*const c_void, usize, MemLocation, u32, P);
+        mem_advise_location: ["cudaMemAdvise_v2", ""] (*const c_void, usize, i32, MemLocation);
+    }
+}
+
+/// Error codes with the same number in CUDA and HIP (checked against both headers).
+mod code {
+    pub const INVALID_VALUE: i32 = 1;
+    pub const OUT_OF_MEMORY: i32 = 2;
+    pub const NOT_INITIALIZED: i32 = 3;
+    pub const STUB_LIBRARY: i32 = 34; // CUDA only: the driver is a stub (no real driver)
+    pub const INSUFFICIENT_DRIVER: i32 = 35;
+    pub const NO_DEVICE: i32 = 100;
+    pub const INVALID_DEVICE: i32 = 101;
+    pub const INVALID_HANDLE: i32 = 400;
+    pub const NOT_READY: i32 = 600;
+    pub const NOT_SUPPORTED: i32 = 801;
+    pub const UNKNOWN: i32 = 999;
+}
+
+/// The class of a vendor error code.
+fn kind_of(code: i32) -> RuntimeErrorKind {
+    use RuntimeErrorKind as K;
+    match code {
+        code::OUT_OF_MEMORY => K::OutOfMemory,
+        code::NOT_READY => K::NotReady,
+        code::NO_DEVICE
+        | code::INSUFFICIENT_DRIVER
+        | code::NOT_INITIALIZED
+        | code::STUB_LIBRARY => K::NoDevice,
+        code::INVALID_DEVICE => K::InvalidDevice,
+        code::INVALID_VALUE => K::InvalidValue,
+        code::INVALID_HANDLE => K::InvalidHandle,
+        code::NOT_SUPPORTED => K::NotSupported,
+        _ => K::Other,
+    }
+}
+
+const MEMCPY_DEFAULT: i32 = 4; // cudaMemcpyDefault / hipMemcpyDefault
+const MEM_ATTACH_GLOBAL: u32 = 1; // cudaMemAttachGlobal / hipMemAttachGlobal
+const EVENT_DISABLE_TIMING: u32 = 2; // cudaEventDisableTiming / hipEventDisableTiming
+const STREAM_NON_BLOCKING: u32 = 1; // cudaStreamNonBlocking / hipStreamNonBlocking
+
+/// `cudaMemPoolAttr` / `hipMemPool_attribute` (same numbers in both); the three reuse
+/// attributes are `int`, the others `cuuint64_t` / `uint64_t`.
+fn pool_attr(attr: MemPoolAttr) -> (i32, bool) {
+    match attr {
+        MemPoolAttr::ReuseFollowEventDependencies => (1, true),
+        MemPoolAttr::ReuseAllowOpportunistic => (2, true),
+        MemPoolAttr::ReuseAllowInternalDependencies => (3, true),
+        MemPoolAttr::ReleaseThreshold => (4, false),
+        MemPoolAttr::ReservedMemCurrent => (5, false),
+        MemPoolAttr::ReservedMemHigh => (6, false),
+        MemPoolAttr::UsedMemCurrent => (7, false),
+        MemPoolAttr::UsedMemHigh => (8, false),
+    }
+}
+
+/// `cudaMemoryAdvise` / `hipMemoryAdvise` (same numbers in both).
+fn advice_number(advice: MemAdvice) -> i32 {
+    match advice {
+        MemAdvice::SetReadMostly => 1,
+        MemAdvice::UnsetReadMostly => 2,
+        MemAdvice::SetPreferredLocation => 3,
+        MemAdvice::UnsetPreferredLocation => 4,
+        MemAdvice::SetAccessedBy => 5,
+        MemAdvice::UnsetAccessedBy => 6,
+    }
+}
+
+/// A loaded CUDA or HIP runtime.
+struct GpuRuntime {
+    flavor: &'static Flavor,
+    api: Api,
+    soname: &'static str,
+    runtime_version: i32,
+    driver_version: i32,
+    // Kept so the handle is visibly owned; never closed (see `dl`).
+    _lib: Library,
+}
+
+/// Loads the runtime of `flavor`: opens the library, resolves the table, reads versions.
+///
+/// Only version queries run here; whether a device exists is the selector's question.
+pub(super) fn load(flavor: &'static Flavor) -> Result<Box<dyn Runtime>, String> {
+    let (lib, soname) = Library::open_first(flavor.libraries)?;
+    let mut api = Api::load(&lib, soname, flavor.column)?;
+    let version = |f: unsafe extern "C" fn(*mut i32) -> i32| {
+        let mut v = 0;
+        // SAFETY: the version queries only write one int through a valid pointer.
+        if unsafe { f(&mut v) } == 0 {
+            v
+        } else {
+            0
+        }
+    };
+    let runtime_version = version(api.runtime_get_version.f);
+    let driver_version = version(api.driver_get_version.f);
+    if flavor
+        .location_api_since
+        .is_some_and(|v| runtime_version >= v)
+    {
+        // CUDA 13 gave the unsuffixed names the location signatures and dropped `_v2`.
+        let prefetch = api.mem_prefetch_async.name;
+        let advise = api.mem_advise.name;
+        // SAFETY: in these runtimes the unsuffixed symbols have the location signatures
+        // (cuda_runtime_api.h 13.x).
+        api.mem_prefetch_location = OptSym {
+            name: prefetch,
+            f: unsafe { lib.symbol(prefetch) },
+        };
+        // SAFETY: as above.
+        api.mem_advise_location = OptSym {
+            name: advise,
+            f: unsafe { lib.symbol(advise) },
+        };
+        api.mem_prefetch_async.f = None;
+        api.mem_advise.f = None;
+    } else if flavor.location_api_since.is_some() && runtime_version == 0 {
+        // Unknown version: the unsuffixed symbols may have either signature, so calling
+        // them could pass the wrong arguments. Report those features unsupported instead.
+        api.mem_prefetch_async.f = None;
+        api.mem_advise.f = None;
+    }
+    Ok(Box::new(GpuRuntime {
+        flavor,
+        api,
+        soname,
+        runtime_version,
+        driver_version,
+        _lib: lib,
+    }))
+}
+
+/// Runs a queued host function exactly once; a panic must not unwind into the runtime.
+unsafe extern "C" fn host_trampoline(data: *mut c_void) {
+    // SAFETY: `data` is the `Box<HostFn>` leaked by `launch_host_func`, which the runtime
+    // hands back exactly once.
+    let f = unsafe { Box::from_raw(data.cast::<HostFn>()) };
+    if catch_unwind(AssertUnwindSafe(move || (*f)())).is_err() {
+        log::error!("a host function enqueued on a stream panicked; the panic was contained");
+    }
+}
+
+impl GpuRuntime {
+    fn err_text(&self, f: unsafe extern "C" fn(i32) -> *const c_char, code: i32) -> String {
+        // SAFETY: the error-name/string functions accept any code and return null or a
+        // static NUL-terminated string.
+        let p = unsafe { f(code) };
+        if p.is_null() {
+            format!("error {code}")
+        } else {
+            // SAFETY: non-null static NUL-terminated string (see above).
+            unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+        }
+    }
+
+    /// The error for a failed call, with the runtime's own name and description.
+    fn error(&self, call: &'static str, code: i32) -> RuntimeError {
+        if code != code::NOT_READY {
+            // Clear the thread's non-sticky last error (e.g. an out-of-memory from cudaMalloc),
+            // as RMM does, so it does not surface in an unrelated later check of the user's.
+            // SAFETY: no arguments; only resets thread-local runtime state.
+            unsafe { (self.api.get_last_error.f)() };
+        }
+        RuntimeError {
+            call,
+            code,
+            kind: kind_of(code),
+            name: self.err_text(self.api.get_error_name.f, code),
+            message: self.err_text(self.api.get_error_string.f, code),
+        }
+    }
+
+    fn check(&self, call: &'static str, code: i32) -> RtResult<()> {
+        if code == 0 {
+            Ok(())
+        } else {
+            Err(self.error(call, code))
+        }
+    }
+
+    /// An error for a call this runtime cannot make.
+    fn unsupported(&self, call: &'static str, why: String) -> RuntimeError {
+        RuntimeError {
+            call,
+            code: -1,
+            kind: RuntimeErrorKind::NotSupported,
+            name: "notSupported".into(),
+            message: why,
+        }
+    }
+
+    /// The function of an optional entry point, or a "symbolNotFound" error naming it.
+    fn opt<F: Copy>(&self, sym: &OptSym<F>) -> RtResult<F> {
+        sym.f.ok_or_else(|| RuntimeError {
+            call: sym.name,
+            code: -1,
+            kind: RuntimeErrorKind::NotSupported,
+            name: "symbolNotFound".into(),
+            message: format!(
+                "{} is not exported by {} (runtime {}); this feature needs a newer runtime",
+                if sym.name.is_empty() {
+                    "the function"
+                } else {
+                    sym.name
+                },
+                self.soname,
+                self.runtime_version
+            ),
+        })
+    }
+
+    fn stream(&self, s: Stream) -> P {
+        (self.flavor.stream)(s) as P
+    }
+
+    /// Allocates through `f`, which writes the pointer; names the call on failure.
+    fn alloc_with(&self, call: &'static str, f: impl FnOnce(*mut P) -> i32) -> RtResult<P> {
+        let mut p: P = std::ptr::null_mut();
+        self.check(call, f(&mut p))?;
+        Ok(p)
+    }
+
+    fn pool_props(&self, props: &MemPoolProps) -> RtResult<RawPoolProps> {
+        const CALL: &str = "memPoolCreate";
+        let since = |v: Option<i32>| v.is_some_and(|v| self.runtime_version >= v);
+        let alloc_type = match props.location {
+            MemPoolLocation::Device => 1, // cudaMemAllocationTypePinned
+            MemPoolLocation::Managed if since(self.flavor.managed_pools_since) => 2,
+            MemPoolLocation::Managed => {
+                return Err(self.unsupported(
+                    CALL,
+                    format!("{} has no managed memory pools", self.description()),
+                ))
+            }
+        };
+        let handle_types = match props.handle_type {
+            MemHandleType::None => 0,
+            MemHandleType::PosixFileDescriptor => 1,
+            MemHandleType::Win32 => 2,
+            MemHandleType::Win32Kmt => 4,
+            MemHandleType::Fabric if self.flavor.fabric_handles => 8,
+            MemHandleType::Fabric => {
+                return Err(self.unsupported(
+                    CALL,
+                    format!("{} cannot export fabric handles", self.description()),
+                ))
+            }
+        };
+        if props.max_size != 0 && !since(self.flavor.pool_max_size_since) {
+            return Err(self.unsupported(
+                CALL,
+                format!(
+                    "{} has no maximum pool size (requested {} bytes)",
+                    self.description(),
+                    props.max_size
+                ),
+            ));
+        }
+        Ok(RawPoolProps {
+            alloc_type,
+            handle_types,
+            location: MemLocation {
+                ty: LOCATION_DEVICE,
+                id: props.device,
+            },
+            win32_security_attributes: std::ptr::null_mut(),
+            max_size: props.max_size,
+            rest: [0; 224],
+        })
+    }
+}
+
+impl Runtime for GpuRuntime {
+    fn kind(&self) -> RuntimeKind {
+        self.flavor.kind
+    }
+
+    fn description(&self) -> String {
+        format!(
+            "{} ({}, runtime {}, driver {})",
+            self.flavor.kind.name(),
+            self.soname,
+            self.runtime_version,
+            self.driver_version
+        )
+    }
+
+    fn device_count(&self) -> RtResult<i32> {
+        let mut n = 0;
+        // SAFETY: writes one int through a valid pointer.
+        let code = unsafe { (self.api.get_device_count.f)(&mut n) };
+        self.check(self.api.get_device_count.name, code)
+            .map_err(|mut e| {
+                // Without a driver some runtimes answer "unknown error": for counting devices
+                // that means there is none to use.
+                if code == code::UNKNOWN {
+                    e.kind = RuntimeErrorKind::NoDevice;
+                }
+                e
+            })?;
+        Ok(n)
+    }
+
+    fn get_device(&self) -> RtResult<DeviceId> {
+        let mut d = 0;
+        // SAFETY: writes one int through a valid pointer.
+        let code = unsafe { (self.api.get_device.f)(&mut d) };
+        self.check(self.api.get_device.name, code).map(|()| d)
+    }
+
+    fn set_device(&self, device: DeviceId) -> RtResult<()> {
+        // SAFETY: takes a plain int; the runtime validates it.
+        let code = unsafe { (self.api.set_device.f)(device) };
+        self.check(self.api.set_device.name, code)
+    }
+
+    fn device_synchronize(&self) -> RtResult<()> {
+        // SAFETY: no arguments.
+        let code = unsafe { (self.api.device_synchronize.f)() };
+        self.check(self.api.device_synchronize.name, code)
+    }
+
+    fn mem_get_info(&self) -> RtResult<MemInfo> {
+        let mut info = MemInfo::default();
+        // SAFETY: writes two size_t through valid pointers.
+        let code = unsafe { (self.api.mem_get_info.f)(&mut info.free, &mut info.total) };
+        self.check(self.api.mem_get_info.name, code).map(|()| info)
+    }
+
+    fn device_attribute(&self, attr: DeviceAttribute, device: DeviceId) -> RtResult<i32> {
+        let call = self.api.device_get_attribute.name;
+        let number =
+            (self.flavor.device_attribute)(attr, self.runtime_version).ok_or_else(|| {
+                self.unsupported(
+                    call,
+                    format!("{} has no attribute {attr:?}", self.description()),
+                )
+            })?;
+        let mut v = 0;
+        // SAFETY: writes one int through a valid pointer; attribute and device are validated
+        // by the runtime.
+        let code = unsafe { (self.api.device_get_attribute.f)(&mut v, number, device) };
+        self.check(call, code).map(|()| v)
+    }
+
+    fn malloc(&self, bytes: usize) -> RtResult<*mut c_void> {
+        // SAFETY: the runtime writes the new pointer through `p`.
+        self.alloc_with(self.api.malloc.name, |p| unsafe {
+            (self.api.malloc.f)(p, bytes)
+        })
+    }
+
+    fn free(&self, ptr: *mut c_void) -> RtResult<()> {
+        // SAFETY: the runtime validates the pointer and reports bad ones as errors.
+        let code = unsafe { (self.api.free.f)(ptr) };
+        self.check(self.api.free.name, code)
+    }
+
+    fn malloc_managed(&self, bytes: usize) -> RtResult<*mut c_void> {
+        let f = self.opt(&self.api.malloc_managed)?;
+        let call = self.api.malloc_managed.name;
+        // SAFETY: the runtime writes the new pointer through `p`.
+        self.alloc_with(call, |p| unsafe { f(p, bytes, MEM_ATTACH_GLOBAL) })
+    }
+
+    fn malloc_host(&self, bytes: usize) -> RtResult<*mut c_void> {
+        if !self.api.host_malloc.name.is_empty() {
+            let f = self.opt(&self.api.host_malloc)?;
+            // SAFETY: the runtime writes the new pointer through `p`; flags 0 = default.
+            self.alloc_with(self.api.host_malloc.name, |p| unsafe { f(p, bytes, 0) })
+        } else {
+            let f = self.opt(&self.api.malloc_host)?;
+            // SAFETY: the runtime writes the new pointer through `p`.
+            self.alloc_with(self.api.malloc_host.name, |p| unsafe { f(p, bytes) })
+        }
+    }
+
+    fn free_host(&self, ptr: *mut c_void) -> RtResult<()> {
+        let f = self.opt(&self.api.free_host)?;
+        // SAFETY: the runtime validates the pointer.
+        let code = unsafe { f(ptr) };
+        self.check(self.api.free_host.name, code)
+    }
+
+    fn malloc_async(&self, bytes: usize, stream: Stream) -> RtResult<*mut c_void> {
+        let f = self.opt(&self.api.malloc_async)?;
+        let s = self.stream(stream);
+        // SAFETY: the runtime writes the new pointer through `p`; it validates the stream.
+        self.alloc_with(self.api.malloc_async.name, |p| unsafe { f(p, bytes, s) })
+    }
+
+    fn malloc_from_pool_async(
+        &self,
+        bytes: usize,
+        pool: MemPool,
+        stream: Stream,
+    ) -> RtResult<*mut c_void> {
+        let f = self.opt(&self.api.malloc_from_pool_async)?;
+        let (s, pool) = (self.stream(stream), pool.0 as P);
+        let call = self.api.malloc_from_pool_async.name;
+        // SAFETY: the runtime writes the new pointer through `p`; it validates the handles.
+        self.alloc_with(call, |p| unsafe { f(p, bytes, pool, s) })
+    }
+
+    fn free_async(&self, ptr: *mut c_void, stream: Stream) -> RtResult<()> {
+        let f = self.opt(&self.api.free_async)?;
+        // SAFETY: the runtime validates pointer and stream.
+        let code = unsafe { f(ptr, self.stream(stream)) };
+        self.check(self.api.free_async.name, code)
+    }
+
+    fn mem_pool_create(&self, props: &MemPoolProps) -> RtResult<MemPool> {
+        let f = self.opt(&self.api.mem_pool_create)?;
+        let raw = self.pool_props(props)?;
+        // SAFETY: `raw` is a zeroed, over-sized props struct with the header's prefix
+        // layout; the runtime writes the new pool through `p`.
+        let pool = self.alloc_with(self.api.mem_pool_create.name, |p| unsafe { f(p, &raw) })?;
+        Ok(MemPool(pool as usize))
+    }
+
+    fn mem_pool_destroy(&self, pool: MemPool) -> RtResult<()> {
+        let f = self.opt(&self.api.mem_pool_destroy)?;
+        // SAFETY: the runtime validates the handle.
+        let code = unsafe { f(pool.0 as P) };
+        self.check(self.api.mem_pool_destroy.name, code)
+    }
+
+    fn device_get_default_mem_pool(&self, device: DeviceId) -> RtResult<MemPool> {
+        let f = self.opt(&self.api.device_get_default_mem_pool)?;
+        let call = self.api.device_get_default_mem_pool.name;
+        // SAFETY: the runtime writes the pool handle through `p`.
+        let pool = self.alloc_with(call, |p| unsafe { f(p, device) })?;
+        Ok(MemPool(pool as usize))
+    }
+
+    fn mem_pool_set_attribute(&self, pool: MemPool, attr: MemPoolAttr, value: u64) -> RtResult<()> {
+        let f = self.opt(&self.api.mem_pool_set_attribute)?;
+        let (number, is_int) = pool_attr(attr);
+        let mut wide = value;
+        let mut narrow = i32::from(value != 0);
+        let arg: *mut c_void = if is_int {
+            (&mut narrow as *mut i32).cast()
+        } else {
+            (&mut wide as *mut u64).cast()
+        };
+        // SAFETY: `arg` points to a live value of the width the attribute takes.
+        let code = unsafe { f(pool.0 as P, number, arg) };
+        self.check(self.api.mem_pool_set_attribute.name, code)
+    }
+
+    fn mem_pool_get_attribute(&self, pool: MemPool, attr: MemPoolAttr) -> RtResult<u64> {
+        let f = self.opt(&self.api.mem_pool_get_attribute)?;
+        let (number, is_int) = pool_attr(attr);
+        let mut wide = 0u64;
+        let mut narrow = 0i32;
+        let arg: *mut c_void = if is_int {
+            (&mut narrow as *mut i32).cast()
+        } else {
+            (&mut wide as *mut u64).cast()
+        };
+        // SAFETY: `arg` points to a live value of the width the attribute writes.
+        let code = unsafe { f(pool.0 as P, number, arg) };
+        self.check(self.api.mem_pool_get_attribute.name, code)?;
+        Ok(if is_int { u64::from(narrow != 0) } else { wide })
+    }
+
+    fn mem_pool_trim_to(&self, pool: MemPool, min_bytes_to_keep: usize) -> RtResult<()> {
+        let f = self.opt(&self.api.mem_pool_trim_to)?;
+        // SAFETY: the runtime validates the handle.
+        let code = unsafe { f(pool.0 as P, min_bytes_to_keep) };
+        self.check(self.api.mem_pool_trim_to.name, code)
+    }
+
+    fn stream_create(&self, flags: StreamFlags) -> RtResult<Stream> {
+        let bits = if flags.non_blocking {
+            STREAM_NON_BLOCKING
+        } else {
+            0
+        };
+        let call = self.api.stream_create_with_flags.name;
+        // SAFETY: the runtime writes the new stream through `p`.
+        let s = self.alloc_with(call, |p| unsafe {
+            (self.api.stream_create_with_flags.f)(p, bits)
+        })?;
+        Ok(Stream(s as usize))
+    }
+
+    fn stream_destroy(&self, stream: Stream) -> RtResult<()> {
+        // SAFETY: the runtime validates the handle.
+        let code = unsafe { (self.api.stream_destroy.f)(self.stream(stream)) };
+        self.check(self.api.stream_destroy.name, code)
+    }
+
+    fn stream_synchronize(&self, stream: Stream) -> RtResult<()> {
+        // SAFETY: the runtime validates the handle.
+        let code = unsafe { (self.api.stream_synchronize.f)(self.stream(stream)) };
+        self.check(self.api.stream_synchronize.name, code)
+    }
+
+    fn stream_query(&self, stream: Stream) -> RtResult<bool> {
+        // SAFETY: the runtime validates the handle.
+        let code = unsafe { (self.api.stream_query.f)(self.stream(stream)) };
+        match code {
+            0 => Ok(true),
+            code::NOT_READY => Ok(false),
+            _ => Err(self.error(self.api.stream_query.name, code)),
+        }
+    }
+
+    fn event_create(&self) -> RtResult<Event> {
+        let call = self.api.event_create_with_flags.name;
+        let create = self.api.event_create_with_flags.f;
+        // SAFETY: the runtime writes the new event through `p`.
+        let e = self.alloc_with(call, |p| unsafe { create(p, EVENT_DISABLE_TIMING) })?;
+        Ok(Event(e as usize))
+    }
+
+    fn event_destroy(&self, event: Event) -> RtResult<()> {
+        // SAFETY: the runtime validates the handle.
+        let code = unsafe { (self.api.event_destroy.f)(event.0 as P) };
+        self.check(self.api.event_destroy.name, code)
+    }
+
+    fn event_record(&self, event: Event, stream: Stream) -> RtResult<()> {
+        // SAFETY: the runtime validates the handles.
+        let code = unsafe { (self.api.event_record.f)(event.0 as P, self.stream(stream)) };
+        self.check(self.api.event_record.name, code)
+    }
+
+    fn event_synchronize(&self, event: Event) -> RtResult<()> {
+        // SAFETY: the runtime validates the handle.
+        let code = unsafe { (self.api.event_synchronize.f)(event.0 as P) };
+        self.check(self.api.event_synchronize.name, code)
+    }
+
+    fn event_query(&self, event: Event) -> RtResult<bool> {
+        // SAFETY: the runtime validates the handle.
+        let code = unsafe { (self.api.event_query.f)(event.0 as P) };
+        match code {
+            0 => Ok(true),
+            code::NOT_READY => Ok(false),
+            _ => Err(self.error(self.api.event_query.name, code)),
+        }
+    }
+
+    fn stream_wait_event(&self, stream: Stream, event: Event) -> RtResult<()> {
+        let wait = self.api.stream_wait_event.f;
+        // SAFETY: the runtime validates the handles; flags must be 0.
+        let code = unsafe { wait(self.stream(stream), event.0 as P, 0) };
+        self.check(self.api.stream_wait_event.name, code)
+    }
+
+    fn launch_host_func(&self, stream: Stream, f: HostFn) -> RtResult<()> {
+        let launch = self.opt(&self.api.launch_host_func)?;
+        // Box again: `HostFn` is a fat pointer, user data must be a thin one.
+        let data = Box::into_raw(Box::new(f)).cast::<c_void>();
+        // SAFETY: the trampoline matches `cudaHostFn_t`; `data` stays valid until the
+        // trampoline reclaims it.
+        let code = unsafe { launch(self.stream(stream), host_trampoline, data) };
+        if code != 0 {
+            // Not enqueued, so the trampoline will never run: reclaim the closure here.
+            // SAFETY: `data` came from `Box::into_raw` above and was not handed over.
+            drop(unsafe { Box::from_raw(data.cast::<HostFn>()) });
+        }
+        self.check(self.api.launch_host_func.name, code)
+    }
+
+    unsafe fn memcpy_async(
+        &self,
+        dst: *mut c_void,
+        src: *const c_void,
+        bytes: usize,
+        stream: Stream,
+    ) -> RtResult<()> {
+        let copy = self.api.memcpy_async.f;
+        // SAFETY: the caller guarantees both ranges stay valid until the copy completes.
+        let code = unsafe { copy(dst, src, bytes, MEMCPY_DEFAULT, self.stream(stream)) };
+        self.check(self.api.memcpy_async.name, code)
+    }
+
+    unsafe fn memset_async(
+        &self,
+        dst: *mut c_void,
+        value: u8,
+        bytes: usize,
+        stream: Stream,
+    ) -> RtResult<()> {
+        let set = self.api.memset_async.f;
+        // SAFETY: the caller guarantees the range stays valid until the fill completes.
+        let code = unsafe { set(dst, i32::from(value), bytes, self.stream(stream)) };
+        self.check(self.api.memset_async.name, code)
+    }
+
+    fn mem_prefetch_async(
+        &self,
+        ptr: *const c_void,
+        bytes: usize,
+        device: DeviceId,
+        stream: Stream,
+    ) -> RtResult<()> {
+        let s = self.stream(stream);
+        if let Some(f) = self.api.mem_prefetch_location.f {
+            // SAFETY: the runtime validates the range, location and stream; flags must be 0.
+            let code = unsafe { f(ptr, bytes, MemLocation::of(device), 0, s) };
+            return self.check(self.api.mem_prefetch_location.name, code);
+        }
+        let f = self.opt(&self.api.mem_prefetch_async)?;
+        // SAFETY: the runtime validates the range, device (-1: host) and stream.
+        let code = unsafe { f(ptr, bytes, device, s) };
+        self.check(self.api.mem_prefetch_async.name, code)
+    }
+
+    fn mem_advise(
+        &self,
+        ptr: *const c_void,
+        bytes: usize,
+        advice: MemAdvice,
+        device: DeviceId,
+    ) -> RtResult<()> {
+        let number = advice_number(advice);
+        if let Some(f) = self.api.mem_advise_location.f {
+            // SAFETY: the runtime validates the range, advice and location.
+            let code = unsafe { f(ptr, bytes, number, MemLocation::of(device)) };
+            return self.check(self.api.mem_advise_location.name, code);
+        }
+        let f = self.opt(&self.api.mem_advise)?;
+        // SAFETY: the runtime validates the range, advice and device (-1: host).
+        let code = unsafe { f(ptr, bytes, number, device) };
+        self.check(self.api.mem_advise.name, code)
+    }
+
+    fn pointer_attributes(&self, ptr: *const c_void) -> RtResult<PointerAttributes> {
+        let mut raw = RawPointerAttributes {
+            ty: 0,
+            device: -1,
+            device_pointer: std::ptr::null_mut(),
+            host_pointer: std::ptr::null_mut(),
+            is_managed: 0,
+            allocation_flags: 0,
+            spare: [0; 16],
+        };
+        // SAFETY: `raw` is larger than either vendor's struct; the pointer is only inspected.
+        let code = unsafe { (self.api.pointer_get_attributes.f)(&mut raw, ptr) };
+        if code == code::INVALID_VALUE && self.flavor.unknown_pointer_is_invalid_value {
+            // HIP's way of saying "not memory I know": clear the error, report unregistered.
+            // SAFETY: no arguments.
+            unsafe { (self.api.get_last_error.f)() };
+            return Ok(PointerAttributes {
+                memory_type: MemoryType::Unregistered,
+                device: -1,
+            });
+        }
+        self.check(self.api.pointer_get_attributes.name, code)?;
+        let memory_type = (self.flavor.memory_type)(raw.ty, raw.is_managed, self.runtime_version);
+        let device = if memory_type == MemoryType::Unregistered {
+            -1
+        } else {
+            raw.device
+        };
+        Ok(PointerAttributes {
+            memory_type,
+            device,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn struct_prefixes_match_headers() {
+        use std::mem::{offset_of, size_of};
+        // cudaMemPoolProps / hipMemPoolProps are 88 bytes; our buffer must cover them.
+        assert_eq!(offset_of!(RawPoolProps, location), 8);
+        assert_eq!(offset_of!(RawPoolProps, win32_security_attributes), 16);
+        assert_eq!(offset_of!(RawPoolProps, max_size), 24);
+        assert!(size_of::<RawPoolProps>() >= 88 * 2);
+        // hipPointerAttribute_t: isManaged at 24, 32 bytes; cudaPointerAttributes: 88 bytes
+        // in CUDA 13.0 (measured with its headers).
+        assert_eq!(offset_of!(RawPointerAttributes, device), 4);
+        assert_eq!(offset_of!(RawPointerAttributes, device_pointer), 8);
+        assert_eq!(offset_of!(RawPointerAttributes, is_managed), 24);
+        assert!(size_of::<RawPointerAttributes>() >= 88 + 64);
+        assert_eq!(size_of::<MemLocation>(), 8);
+    }
+
+    #[test]
+    fn error_classes() {
+        assert_eq!(kind_of(2), RuntimeErrorKind::OutOfMemory);
+        assert_eq!(kind_of(600), RuntimeErrorKind::NotReady);
+        assert_eq!(kind_of(100), RuntimeErrorKind::NoDevice);
+        assert_eq!(kind_of(35), RuntimeErrorKind::NoDevice);
+        assert_eq!(kind_of(101), RuntimeErrorKind::InvalidDevice);
+        assert_eq!(kind_of(1), RuntimeErrorKind::InvalidValue);
+        assert_eq!(kind_of(400), RuntimeErrorKind::InvalidHandle);
+        assert_eq!(kind_of(801), RuntimeErrorKind::NotSupported);
+        assert_eq!(kind_of(719), RuntimeErrorKind::Other);
+    }
+
+    #[test]
+    fn host_trampoline_runs_once_and_contains_panics() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Arc;
+        let hits = Arc::new(AtomicUsize::new(0));
+        let h = hits.clone();
+        let f: HostFn = Box::new(move || {
+            h.fetch_add(1, Ordering::SeqCst);
+        });
+        // SAFETY: exactly what launch_host_func hands the runtime.
+        unsafe { host_trampoline(Box::into_raw(Box::new(f)).cast()) };
+        assert_eq!(hits.load(Ordering::SeqCst), 1);
+        let p: HostFn = Box::new(|| panic!("contained"));
+        // SAFETY: as above; the panic must not escape.
+        unsafe { host_trampoline(Box::into_raw(Box::new(p)).cast()) };
+    }
+}
