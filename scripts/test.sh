@@ -55,6 +55,7 @@ cmake --build "$consumers/examples-cpp" --parallel "$jobs"
 ctest --test-dir "$consumers/examples-cpp" --output-on-failure
 cmake -S tests-cpp -B "$consumers/tests-cpp" -DCMAKE_PREFIX_PATH="$root/install"
 cmake --build "$consumers/tests-cpp" --parallel "$jobs"
+ctest --test-dir "$consumers/tests-cpp" --output-on-failure --parallel "$jobs"
 
 step "pkg-config"
 export PKG_CONFIG_PATH="$root/install/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
