@@ -1,6 +1,7 @@
 /* A tour of the rmm C API: runtime, devices, a resource, stream-ordered copies, errors and
  * the per-device resource. Build: cc basic.c $(pkg-config --cflags --libs rmm)
- * Exits 0 on success, 1 on any failure (after printing why). */
+ * Exits 0 on success, 2 when no GPU runtime is usable (RMM_RUNTIME=host selects the host
+ * emulation), 1 on any other failure (after printing why). */
 #include <rmm/rmm.h>
 
 #include <stdbool.h>
@@ -14,6 +15,7 @@
   do {                                                                                 \
     rmm_status_t check_status_ = (call);                                               \
     if (check_status_ != RMM_STATUS_SUCCESS) {                                         \
+      failed_status = check_status_;                                                   \
       fprintf(stderr, "%s failed: %s (%u): %s\n", #call, rmm_status_string(check_status_), \
               (unsigned)check_status_, rmm_last_error_message());                      \
       goto fail;                                                                       \
@@ -40,6 +42,7 @@ int main(void)
   bool equal = false;
   size_t i;
   int rc = 1;
+  rmm_status_t failed_status = RMM_STATUS_SUCCESS;
 
   CHECK(rmm_runtime_name(&runtime));
   CHECK(rmm_runtime_description(&description));
@@ -111,6 +114,7 @@ fail:
   (void)rmm_resource_release(current);
   (void)rmm_resource_release(previous);
   (void)rmm_resource_release(mr);
+  if (failed_status == RMM_STATUS_NO_RUNTIME) { rc = 2; }
   printf("%s\n", rc == 0 ? "basic example: success" : "basic example: FAILED");
   return rc;
 }

@@ -24,7 +24,8 @@ set +e
 RMM_RUNTIME="$runtime" "$demo/rmm_c_basic"
 rc=$?
 set -e
-if ((rc != 0)) && [[ "$runtime" == auto ]]; then
+# The example exits 2 when no GPU runtime is usable (RMM_STATUS_NO_RUNTIME).
+if ((rc == 2)) && [[ "$runtime" == auto ]]; then
   echo "==== no usable GPU runtime here (exit status $rc); rerunning with RMM_RUNTIME=host (emulated device)"
   RMM_RUNTIME=host "$demo/rmm_c_basic"
   rc=$?
