@@ -234,17 +234,17 @@ api_table! {
 
 /// Error codes with the same number in CUDA and HIP (checked against both headers).
 mod code {
-    pub const INVALID_VALUE: i32 = 1;
-    pub const OUT_OF_MEMORY: i32 = 2;
-    pub const NOT_INITIALIZED: i32 = 3;
-    pub const STUB_LIBRARY: i32 = 34; // CUDA only: the driver is a stub (no real driver)
-    pub const INSUFFICIENT_DRIVER: i32 = 35;
-    pub const NO_DEVICE: i32 = 100;
-    pub const INVALID_DEVICE: i32 = 101;
-    pub const INVALID_HANDLE: i32 = 400;
-    pub const NOT_READY: i32 = 600;
-    pub const NOT_SUPPORTED: i32 = 801;
-    pub const UNKNOWN: i32 = 999;
+    pub(crate) const INVALID_VALUE: i32 = 1;
+    pub(crate) const OUT_OF_MEMORY: i32 = 2;
+    pub(crate) const NOT_INITIALIZED: i32 = 3;
+    pub(crate) const STUB_LIBRARY: i32 = 34; // CUDA only: the driver is a stub (no real driver)
+    pub(crate) const INSUFFICIENT_DRIVER: i32 = 35;
+    pub(crate) const NO_DEVICE: i32 = 100;
+    pub(crate) const INVALID_DEVICE: i32 = 101;
+    pub(crate) const INVALID_HANDLE: i32 = 400;
+    pub(crate) const NOT_READY: i32 = 600;
+    pub(crate) const NOT_SUPPORTED: i32 = 801;
+    pub(crate) const UNKNOWN: i32 = 999;
 }
 
 /// The class of a vendor error code.

@@ -3,12 +3,13 @@
 use crate::error::{Error, Result};
 
 /// Default capacity of each emulated device (16 GiB).
-pub const DEFAULT_DEVICE_MEMORY: usize = 16 << 30;
+pub(crate) const DEFAULT_DEVICE_MEMORY: usize = 16 << 30;
 /// Most emulated devices a process may ask for.
-pub const MAX_DEVICES: usize = 64;
+pub(crate) const MAX_DEVICES: usize = 64;
 
 /// The accepted size syntax, quoted in error messages so users can fix their setting.
-pub const SIZE_FORMAT: &str = "a byte count with an optional unit, e.g. 4096, 64KiB, 512MiB, \
+pub(crate) const SIZE_FORMAT: &str =
+    "a byte count with an optional unit, e.g. 4096, 64KiB, 512MiB, \
      1.5GiB, 16G, 2TB (units B, K/KB/KiB, M/MB/MiB, G/GB/GiB, T/TB/TiB, case-insensitive; \
      all units are powers of 1024)";
 

@@ -17,7 +17,8 @@ use std::sync::{Arc, Weak};
 
 use parking_lot::{Mutex, RwLock};
 
-pub use config::{parse_size, HostConfig, DEFAULT_DEVICE_MEMORY, MAX_DEVICES, SIZE_FORMAT};
+pub(crate) use config::MAX_DEVICES;
+pub use config::{parse_size, HostConfig};
 
 use self::memory::{AllocKind, Memory};
 use self::mempool::HostPool;
