@@ -1,0 +1,509 @@
+//! Allocator benchmark: the workloads of BENCH.md (W1 random, W2 churn, W3 threads,
+//! W4 streams) over any set of resources, always with the runtime's plain malloc and its
+//! async pool as baselines. Prints a table and, with `--json FILE`, writes the same as JSON.
+//!
+//! `rmm-bench [--resources cuda,async,...] [--workloads w1,w2,w3,w4] [--json FILE] [--quick]`
+
+use std::collections::BTreeMap;
+use std::ffi::c_void;
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use rmm::mr::{CudaMemoryResource, DeviceMemoryResource, SharedResource};
+use rmm::runtime::{runtime, MemPoolAttr, Runtime, StreamFlags};
+use rmm::{Error, Result, Stream};
+
+const MIB: usize = 1 << 20;
+
+/// Counts bytes taken from the upstream, to report peak upstream memory.
+#[derive(Debug)]
+struct Counting {
+    inner: SharedResource,
+    current: AtomicUsize,
+    peak: AtomicUsize,
+}
+
+impl Counting {
+    fn new(inner: SharedResource) -> Arc<Self> {
+        Arc::new(Counting {
+            inner,
+            current: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
+        })
+    }
+}
+
+impl DeviceMemoryResource for Counting {
+    fn allocate(&self, bytes: usize, stream: Stream) -> Result<*mut c_void> {
+        let p = self.inner.allocate(bytes, stream)?;
+        let now = self.current.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        self.peak.fetch_max(now, Ordering::Relaxed);
+        Ok(p)
+    }
+    fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
+        self.inner.deallocate(ptr, bytes, stream)?;
+        self.current.fetch_sub(bytes, Ordering::Relaxed);
+        Ok(())
+    }
+    fn name(&self) -> &'static str {
+        "counting"
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// The runtime's own stream-ordered pool (cudaMallocAsync on the device's default mempool,
+/// release threshold at its maximum): a baseline, not a resource of the library.
+struct RuntimeAsync {
+    rt: &'static dyn Runtime,
+}
+
+impl std::fmt::Debug for RuntimeAsync {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("runtime async pool")
+    }
+}
+
+impl DeviceMemoryResource for RuntimeAsync {
+    fn allocate(&self, bytes: usize, stream: Stream) -> Result<*mut c_void> {
+        self.rt
+            .malloc_async(bytes, stream)
+            .map_err(|e| Error::runtime(0, e))
+    }
+    fn deallocate(&self, ptr: *mut c_void, _bytes: usize, stream: Stream) -> Result<()> {
+        self.rt
+            .free_async(ptr, stream)
+            .map_err(|e| Error::runtime(0, e))
+    }
+    fn name(&self) -> &'static str {
+        "runtime async pool"
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// How a workload wants its pools sized.
+#[derive(Clone, Copy, PartialEq)]
+enum Sizing {
+    /// Pools start at half of free memory (W1–W3, like RMM's benchmark).
+    HalfFree,
+    /// Pools start at the smallest size they accept and grow (W4).
+    Grow,
+}
+
+/// A resource under test and how to read its peak upstream memory.
+struct Subject {
+    mr: SharedResource,
+    peak: Box<dyn Fn() -> usize>,
+}
+
+fn make(name: &str, sizing: Sizing) -> Result<Subject> {
+    let rt = runtime()?;
+    let upstream = Counting::new(Arc::new(CudaMemoryResource::new()?));
+    let counted = {
+        let u = upstream.clone();
+        move || u.peak.load(Ordering::Relaxed)
+    };
+    let _ = sizing;
+    let mr: SharedResource = match name {
+        "cuda" => upstream.clone(),
+        "async" => {
+            let dev = rt.get_device().map_err(|e| Error::runtime(-1, e))?;
+            let pool = rt
+                .device_get_default_mem_pool(dev)
+                .map_err(|e| Error::runtime(dev, e))?;
+            rt.mem_pool_set_attribute(pool, MemPoolAttr::ReleaseThreshold, u64::MAX)
+                .map_err(|e| Error::runtime(dev, e))?;
+            rt.mem_pool_trim_to(pool, 0)
+                .map_err(|e| Error::runtime(dev, e))?;
+            rt.mem_pool_set_attribute(pool, MemPoolAttr::ReservedMemHigh, 0)
+                .map_err(|e| Error::runtime(dev, e))?;
+            let peak = move || {
+                rt.mem_pool_get_attribute(pool, MemPoolAttr::ReservedMemHigh)
+                    .unwrap_or(0) as usize
+            };
+            return Ok(Subject {
+                mr: Arc::new(RuntimeAsync { rt }),
+                peak: Box::new(peak),
+            });
+        }
+        other => {
+            return Err(Error::invalid(format!(
+                "unknown resource {other:?}; known: {}",
+                RESOURCES.join(", ")
+            )))
+        }
+    };
+    Ok(Subject {
+        mr,
+        peak: Box::new(counted),
+    })
+}
+
+const RESOURCES: &[&str] = &["cuda", "async"];
+
+/// A small, fast, seedable generator (xorshift64*), so runs are repeatable.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    /// Uniform in `lo..=hi`.
+    fn range(&mut self, lo: usize, hi: usize) -> usize {
+        lo + (self.next() % (hi - lo + 1) as u64) as usize
+    }
+    /// Log-uniform in `[lo, hi]`.
+    fn log_uniform(&mut self, lo: usize, hi: usize) -> usize {
+        let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+        let (a, b) = ((lo as f64).ln(), (hi as f64).ln());
+        ((a + u * (b - a)).exp() as usize).clamp(lo, hi)
+    }
+}
+
+/// One measurement: time, operations, peak upstream memory, peak live bytes.
+#[derive(Clone, Copy, Default)]
+struct Sample {
+    seconds: f64,
+    ops: usize,
+    peak_upstream: usize,
+    peak_live: usize,
+    failures: usize,
+}
+
+/// W1: RMM's random_allocations loop.
+fn w1(mr: &dyn DeviceMemoryResource, n: usize, max_mib: usize) -> Result<Sample> {
+    let max_usage = 16000 * MIB;
+    let mut rng = Rng(0x5eed_0001);
+    let mut live: Vec<(*mut c_void, usize)> = Vec::with_capacity(n);
+    let (mut made, mut live_bytes, mut ops, mut failures, mut peak) = (0, 0usize, 0, 0, 0);
+    let start = Instant::now();
+    for _ in 0..2 * n {
+        let size = rng.range(1, max_mib * MIB);
+        let op = rng.range(0, 99);
+        let allocate = live.is_empty() || op < 73;
+        if allocate && made < n && live_bytes + size < max_usage {
+            match mr.allocate(size, Stream::DEFAULT) {
+                Ok(p) => {
+                    live.push((p, size));
+                    live_bytes += size;
+                    peak = peak.max(live_bytes);
+                }
+                Err(_) => failures += 1,
+            }
+            made += 1;
+            ops += 1;
+        } else if !live.is_empty() {
+            let i = rng.range(0, live.len() - 1);
+            let (p, s) = live.swap_remove(i);
+            mr.deallocate(p, s, Stream::DEFAULT)?;
+            live_bytes -= s;
+            ops += 1;
+        }
+    }
+    for (p, s) in live.drain(..) {
+        mr.deallocate(p, s, Stream::DEFAULT)?;
+        ops += 1;
+    }
+    runtime()?.stream_synchronize(Stream::DEFAULT).ok();
+    Ok(Sample {
+        seconds: start.elapsed().as_secs_f64(),
+        ops,
+        peak_live: peak,
+        failures,
+        ..Sample::default()
+    })
+}
+
+/// W2 body: `steps` free-one/allocate-one pairs over a working set of 1000 blocks.
+/// `free_on` picks the stream of each free from the stream of its allocation.
+fn churn(
+    mr: &dyn DeviceMemoryResource,
+    steps: usize,
+    seed: u64,
+    streams: &[Stream],
+    rotate_free: bool,
+) -> Result<Sample> {
+    let mut rng = Rng(seed);
+    let mut live: Vec<(*mut c_void, usize, usize)> = Vec::with_capacity(1000);
+    let (mut live_bytes, mut peak, mut k) = (0usize, 0usize, 0usize);
+    for _ in 0..1000 {
+        let s = rng.log_uniform(256, MIB);
+        let si = k % streams.len();
+        k += 1;
+        live.push((mr.allocate(s, streams[si])?, s, si));
+        live_bytes += s;
+    }
+    peak = peak.max(live_bytes);
+    let start = Instant::now();
+    for _ in 0..steps {
+        let i = rng.range(0, live.len() - 1);
+        let (p, s, si) = live[i];
+        let free_stream = if rotate_free {
+            (si + 1) % streams.len()
+        } else {
+            si
+        };
+        mr.deallocate(p, s, streams[free_stream])?;
+        live_bytes -= s;
+        let size = rng.log_uniform(256, MIB);
+        let ai = k % streams.len();
+        k += 1;
+        live[i] = (mr.allocate(size, streams[ai])?, size, ai);
+        live_bytes += size;
+        peak = peak.max(live_bytes);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    for (p, s, si) in live {
+        mr.deallocate(p, s, streams[si])?;
+    }
+    Ok(Sample {
+        seconds,
+        ops: 2 * steps,
+        peak_live: peak,
+        ..Sample::default()
+    })
+}
+
+/// Runs `f` once to warm up and three times measured; returns the median by time.
+fn median(mut f: impl FnMut() -> Result<Sample>) -> Result<Sample> {
+    f()?;
+    let mut runs = [f()?, f()?, f()?];
+    runs.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
+    Ok(runs[1])
+}
+
+struct Row {
+    resource: String,
+    workload: String,
+    sample: Sample,
+    note: String,
+}
+
+fn run_workload(name: &str, w: &str, quick: bool, rows: &mut Vec<Row>) -> Result<()> {
+    let rt = runtime()?;
+    // Plain malloc costs microseconds per call: shorter loops keep runs bounded; the
+    // per-operation figures stay comparable.
+    let slow = name == "cuda";
+    let scale = |n: usize| if quick { (n / 10).max(1000) } else { n };
+    match w {
+        "w1" => {
+            for (n, max) in [(10_000, 1), (100_000, 1), (1_000, 64), (1_000, 4096)] {
+                let n = if slow { n.min(10_000) } else { n };
+                let n = if quick { n.min(10_000) } else { n };
+                let subject = make(name, Sizing::HalfFree)?;
+                let mut s = median(|| w1(subject.mr.as_ref(), n, max))?;
+                s.peak_upstream = (subject.peak)();
+                rows.push(Row {
+                    resource: name.into(),
+                    workload: format!("W1 random N={n} max={max}MiB"),
+                    sample: s,
+                    note: String::new(),
+                });
+            }
+        }
+        "w2" => {
+            let steps = scale(if slow { 100_000 } else { 1_000_000 });
+            let subject = make(name, Sizing::HalfFree)?;
+            let mut s = median(|| churn(subject.mr.as_ref(), steps, 7, &[Stream::DEFAULT], false))?;
+            s.peak_upstream = (subject.peak)();
+            rows.push(Row {
+                resource: name.into(),
+                workload: format!("W2 churn {steps} steps"),
+                sample: s,
+                note: String::new(),
+            });
+        }
+        "w3" => {
+            let steps = scale(if slow { 20_000 } else { 200_000 });
+            let subject = make(name, Sizing::HalfFree)?;
+            let mut base = 0.0;
+            for t in [1usize, 2, 4, 8, 16] {
+                let streams: Vec<Stream> = (0..t)
+                    .map(|_| rt.stream_create(StreamFlags { non_blocking: true }))
+                    .collect::<std::result::Result<_, _>>()
+                    .map_err(|e| Error::runtime(0, e))?;
+                let mr = subject.mr.clone();
+                let s = median(|| {
+                    let start = Instant::now();
+                    std::thread::scope(|sc| -> Result<()> {
+                        let hs: Vec<_> = streams
+                            .iter()
+                            .enumerate()
+                            .map(|(i, st)| {
+                                let mr = mr.clone();
+                                let st = *st;
+                                sc.spawn(move || {
+                                    churn(mr.as_ref(), steps, 100 + i as u64, &[st], false)
+                                })
+                            })
+                            .collect();
+                        for h in hs {
+                            h.join().expect("benchmark thread")?;
+                        }
+                        Ok(())
+                    })?;
+                    Ok(Sample {
+                        seconds: start.elapsed().as_secs_f64(),
+                        ops: 2 * steps * t,
+                        ..Sample::default()
+                    })
+                })?;
+                let rate = (s.ops / 2) as f64 / s.seconds;
+                if t == 1 {
+                    base = rate;
+                }
+                for st in streams {
+                    let _ = rt.stream_destroy(st);
+                }
+                rows.push(Row {
+                    resource: name.into(),
+                    workload: format!("W3 threads T={t}"),
+                    sample: Sample {
+                        peak_upstream: (subject.peak)(),
+                        ..s
+                    },
+                    note: format!("{:.2} Mpairs/s, scaling {:.2}x", rate / 1e6, rate / base),
+                });
+            }
+        }
+        "w4" => {
+            let steps = scale(if slow { 20_000 } else { 200_000 });
+            let streams: Vec<Stream> = (0..4)
+                .map(|_| rt.stream_create(StreamFlags { non_blocking: true }))
+                .collect::<std::result::Result<_, _>>()
+                .map_err(|e| Error::runtime(0, e))?;
+            let subject = make(name, Sizing::Grow)?;
+            let mut s = median(|| churn(subject.mr.as_ref(), steps, 11, &streams, true))?;
+            rt.device_synchronize().ok();
+            s.peak_upstream = (subject.peak)();
+            for st in streams {
+                let _ = rt.stream_destroy(st);
+            }
+            rows.push(Row {
+                resource: name.into(),
+                workload: format!("W4 streams {steps} steps"),
+                note: format!(
+                    "peak upstream / peak live = {:.2}",
+                    s.peak_upstream as f64 / s.peak_live.max(1) as f64
+                ),
+                sample: s,
+            });
+        }
+        other => {
+            return Err(Error::invalid(format!(
+                "unknown workload {other:?}; known: w1, w2, w3, w4"
+            )))
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut resources: Vec<String> = RESOURCES.iter().map(|s| s.to_string()).collect();
+    let mut workloads: Vec<String> = ["w1", "w2", "w3", "w4"].map(String::from).to_vec();
+    let (mut json, mut quick) = (None, false);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--resources" => {
+                resources = it
+                    .next()
+                    .map(|v| v.split(',').map(String::from).collect())
+                    .unwrap_or_default()
+            }
+            "--workloads" => {
+                workloads = it
+                    .next()
+                    .map(|v| v.split(',').map(String::from).collect())
+                    .unwrap_or_default()
+            }
+            "--json" => json = it.next().cloned(),
+            "--quick" => quick = true,
+            other => {
+                eprintln!("rmm-bench: unknown argument {other:?}\nusage: rmm-bench [--resources {}] [--workloads w1,w2,w3,w4] [--json FILE] [--quick]", RESOURCES.join(","));
+                std::process::exit(2);
+            }
+        }
+    }
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("rmm-bench: {e}");
+            std::process::exit(2);
+        }
+    };
+    println!("runtime: {}", rt.description());
+    let mut rows = Vec::new();
+    for w in &workloads {
+        for r in &resources {
+            if let Err(e) = run_workload(r, w, quick, &mut rows) {
+                eprintln!("rmm-bench: {r} {w}: {e}");
+                rows.push(Row {
+                    resource: r.clone(),
+                    workload: w.clone(),
+                    sample: Sample::default(),
+                    note: format!("error: {e}"),
+                });
+            }
+        }
+    }
+    println!(
+        "\n{:<12} {:<30} {:>10} {:>10} {:>12} {:>12}  note",
+        "resource", "workload", "total ms", "ns/op", "peak up MiB", "peak live MiB"
+    );
+    let mut out = String::from("[\n");
+    for (i, r) in rows.iter().enumerate() {
+        let ns = if r.sample.ops > 0 {
+            r.sample.seconds * 1e9 / r.sample.ops as f64
+        } else {
+            0.0
+        };
+        let mut note = r.note.clone();
+        if r.sample.failures > 0 {
+            let _ = write!(note, " ({} allocation failures)", r.sample.failures);
+        }
+        println!(
+            "{:<12} {:<30} {:>10.1} {:>10.1} {:>12.1} {:>12.1}  {}",
+            r.resource,
+            r.workload,
+            r.sample.seconds * 1e3,
+            ns,
+            r.sample.peak_upstream as f64 / MIB as f64,
+            r.sample.peak_live as f64 / MIB as f64,
+            note
+        );
+        let mut m = BTreeMap::new();
+        m.insert("resource", format!("{:?}", r.resource));
+        m.insert("workload", format!("{:?}", r.workload));
+        m.insert("seconds", format!("{}", r.sample.seconds));
+        m.insert("operations", format!("{}", r.sample.ops));
+        m.insert("ns_per_op", format!("{ns}"));
+        m.insert("peak_upstream_bytes", format!("{}", r.sample.peak_upstream));
+        m.insert("peak_live_bytes", format!("{}", r.sample.peak_live));
+        m.insert("failures", format!("{}", r.sample.failures));
+        m.insert("note", format!("{:?}", r.note));
+        let fields: Vec<String> = m.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
+        let _ = writeln!(
+            out,
+            "  {{{}}}{}",
+            fields.join(", "),
+            if i + 1 < rows.len() { "," } else { "" }
+        );
+    }
+    out.push_str("]\n");
+    if let Some(path) = json {
+        if let Err(e) = std::fs::write(&path, out) {
+            eprintln!("rmm-bench: cannot write {path}: {e}");
+            std::process::exit(1);
+        }
+    }
+}
