@@ -10,10 +10,12 @@
 //! * **Local arenas** own *superblocks*: spans taken from the global arena. Allocations on
 //!   the default stream ([`Stream::DEFAULT`], [`Stream::LEGACY`]) and on the per-thread
 //!   default stream ([`Stream::PER_THREAD`]) are served by the calling thread's arena;
-//!   allocations on any other stream by that stream's arena. A request of up to
-//!   [`ARENA_SMALL_ALLOCATION_MAX`] bytes (a quarter of a superblock) is carved from a
-//!   standard superblock of [`ARENA_SUPERBLOCK_SIZE`] bytes; a larger request gets a
-//!   superblock of its own, exactly its rounded size, so large blocks waste nothing.
+//!   allocations on any other stream by that stream's arena. A request is carved, best
+//!   fit, from the arena's superblocks; when none has room, the arena takes a new one:
+//!   [`ARENA_SUPERBLOCK_SIZE`] (1 MiB) bytes for requests of up to half that, else the
+//!   request rounded up to a whole [`ARENA_LARGE_GRANULE`] (256 KiB); the rest of a large
+//!   request's superblock serves other requests. Only when the global arena has no such
+//!   span left is a span of exactly the request taken.
 //!   Every size is rounded up to [`ALLOCATION_ALIGNMENT`] (256) bytes; that rounding is
 //!   the only difference between `bytes_free() + live bytes` and `arena_size()`.
 //! * Each superblock keeps its free blocks address-ordered (coalescing) and indexed by
@@ -77,10 +79,9 @@ const NAME: &str = "arena_memory_resource";
 /// global arena for small allocations (RMM uses 1 MiB too).
 pub const ARENA_SUPERBLOCK_SIZE: usize = 1 << 20;
 
-/// Largest request carved from a standard superblock; larger requests get a superblock
-/// of their own, sized to the request, so one large block cannot strand most of a
-/// standard superblock.
-pub const ARENA_SMALL_ALLOCATION_MAX: usize = ARENA_SUPERBLOCK_SIZE / 4;
+/// Superblocks for requests larger than half a standard superblock are sized in whole
+/// multiples of this (a quarter of a standard superblock).
+pub const ARENA_LARGE_GRANULE: usize = ARENA_SUPERBLOCK_SIZE / 4;
 
 /// Bytes of entirely free superblocks a local arena keeps before returning them to the
 /// global arena (four standard superblocks): enough to avoid ping-pong with the global
@@ -181,6 +182,9 @@ struct Global {
     pending: VecDeque<Pending>,
     next_seq: u64,
     spare_events: Vec<Event>,
+    /// Spans taken and given back (for tests and the failure dump).
+    takes: u64,
+    gives: u64,
 }
 
 impl Global {
@@ -214,6 +218,7 @@ impl Global {
         let Some((start, len)) = self.free.take(size) else {
             return Ok(None);
         };
+        self.takes += 1;
         let seq = self.seq.remove(&start).unwrap_or(0);
         if len > size {
             self.seq.insert(start + size, seq);
@@ -243,6 +248,7 @@ impl Global {
     ) -> Result<()> {
         let mut seq = 0;
         let mut result = Ok(());
+        self.gives += 1;
         if !crate::runtime::process_is_exiting() {
             self.prune(rt);
             if self.pending.len() >= MAX_PENDING_EVENTS {
@@ -615,14 +621,21 @@ impl Inner {
         let receiver = arena.order_stream();
         let got = {
             let mut g = self.global.lock();
-            let mut got = None;
-            if size <= ARENA_SMALL_ALLOCATION_MAX {
-                got = g
-                    .take(ARENA_SUPERBLOCK_SIZE, receiver, self.rt, self.device)?
-                    .map(|s| (s, ARENA_SUPERBLOCK_SIZE));
-            }
-            if got.is_none() {
-                // Large requests, or no standard superblock left: a span of exactly `size`.
+            // Small requests share a standard superblock. Larger ones get a superblock of
+            // their own, rounded up to a whole granule: a freed one then fits many later
+            // requests (exact sizes rarely fit again, which sends every large request to
+            // the global lock and kills thread scaling), and the rest of it serves small
+            // requests.
+            let sb_size = if size <= ARENA_SUPERBLOCK_SIZE / 2 {
+                ARENA_SUPERBLOCK_SIZE
+            } else {
+                size.div_ceil(ARENA_LARGE_GRANULE) * ARENA_LARGE_GRANULE
+            };
+            let mut got = g
+                .take(sb_size, receiver, self.rt, self.device)?
+                .map(|s| (s, sb_size));
+            if got.is_none() && sb_size > size {
+                // No such span left (fragmentation, or a small arena): exactly `size`.
                 got = g
                     .take(size, receiver, self.rt, self.device)?
                     .map(|s| (s, size));
@@ -930,6 +943,8 @@ impl ArenaMemoryResource {
                     pending: VecDeque::new(),
                     next_seq: 0,
                     spare_events: Vec::new(),
+                    takes: 0,
+                    gives: 0,
                 }),
                 directory: RwLock::new(BTreeMap::new()),
                 thread_arenas: Mutex::new(Vec::new()),
