@@ -626,6 +626,17 @@ fn churn(r: &ArenaMemoryResource, stream: Stream, steps: usize, seed: u64) {
     }
 }
 
+/// CPU time of the calling thread, in nanoseconds.
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid out-pointer for clock_gettime.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
 /// Aggregate allocate+deallocate pairs per second with `threads` threads (W3).
 fn w3_pairs_per_second(threads: usize, steps: usize) -> f64 {
     let rt = init();
@@ -641,16 +652,22 @@ fn w3_pairs_per_second(threads: usize, steps: usize) -> f64 {
             let (r, barrier) = (r.clone(), barrier.clone());
             std::thread::spawn(move || {
                 barrier.wait();
+                let c0 = thread_cpu_ns();
                 churn(&r, s, steps, 7 + t as u64);
+                thread_cpu_ns() - c0
             })
         })
         .collect();
     barrier.wait();
     let t0 = std::time::Instant::now();
-    for h in handles {
-        h.join().unwrap();
-    }
+    let cpu: u64 = handles.into_iter().map(|h| h.join().unwrap()).sum();
     let secs = t0.elapsed().as_secs_f64();
+    // CPU time per pair shows contention (cache-line bouncing, spinning) even on a
+    // machine with fewer cores than threads, where wall-clock scaling cannot.
+    println!(
+        "  {threads} threads: {:.0} ns of CPU per pair",
+        cpu as f64 / (threads * steps) as f64
+    );
     {
         let g = r.inner.global.lock();
         println!("  {threads} threads: {} takes, {} gives", g.takes, g.gives);
