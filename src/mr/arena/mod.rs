@@ -53,6 +53,27 @@
 //!   every blocking stream, including each thread's per-thread default stream, so one
 //!   event recorded there covers frees on either default stream. Blocks freed on
 //!   [`Stream::PER_THREAD`] by another thread than the owner's get an explicit event.
+//! * Release events are recycled once the device has passed them; at most
+//!   `MAX_PENDING_EVENTS` stay pending (beyond that the oldest is waited for on the host).
+//!
+//! # Lifetimes
+//!
+//! A thread's arena is retired when the thread exits: its empty superblocks go back to the
+//! global arena at once, the rest as their last blocks are freed, and the arena is then
+//! forgotten. Thread-local caches hold only weak references, so a dropped resource leaves
+//! nothing dangling (dead entries are pruned on the thread's next miss). A stream's arena
+//! lives as long as the resource (as in RMM), also after the stream is destroyed; its
+//! cached superblocks are reclaimed by any allocation that would otherwise fail. A stream
+//! handle reused by the runtime for a new stream shares the old stream's arena, which is
+//! safe only if the old stream's work completed before it was destroyed.
+//!
+//! # Performance
+//!
+//! Every operation is a few ordered-map lookups in the calling thread's arena: on an H100
+//! machine one thread churns about a million allocate/free pairs per second with 1 000
+//! live blocks, the cost grows only logarithmically with the number of live blocks, and
+//! the BENCH.md W3 churn reached 5x (CUDA) to 7.5x (host backend) one thread's throughput
+//! at 8 threads. About one operation in 400 takes the global lock there.
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -825,8 +846,13 @@ impl Inner {
                 st.superblocks.len()
             );
         }
+        let (takes, gives) = {
+            let g = self.global.lock();
+            (g.takes, g.gives)
+        };
         let summary = format!(
-            "{} local arenas hold {total_sb} superblocks with {local_free} bytes free",
+            "{} local arenas hold {total_sb} superblocks with {local_free} bytes free; \
+             {takes} spans taken from and {gives} returned to the global arena so far",
             arenas.len()
         );
         (summary, out)
