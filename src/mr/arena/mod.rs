@@ -246,11 +246,22 @@ impl Global {
         }
         if seq > 0 {
             self.prune(rt);
+            let mut failed = None;
             for p in self.pending.iter().filter(|p| p.seq <= seq) {
                 if p.stream != receiver && !both_default(p.stream, receiver) {
-                    rt.stream_wait_event(receiver, p.event)
-                        .map_err(|e| Error::runtime(device, e))?;
+                    // If the device-side wait cannot be queued, wait on the host instead.
+                    if let Err(e) = rt.stream_wait_event(receiver, p.event) {
+                        if rt.event_synchronize(p.event).is_err() {
+                            failed = Some(e);
+                            break;
+                        }
+                    }
                 }
+            }
+            if let Some(e) = failed {
+                // Put the span back rather than lose it.
+                self.insert(start, size, seq);
+                return Err(Error::runtime(device, e));
             }
         }
         Ok(Some(start))
@@ -740,7 +751,7 @@ impl Inner {
             if let Some(sb) = st.find(p) {
                 st.check(sb, p, size, bytes)?;
                 if st.free(sb, p, size) {
-                    self.after_empty(&local, &mut st, sb)?;
+                    self.after_empty(&local, &mut st, sb);
                 }
                 return Ok(());
             }
@@ -782,7 +793,7 @@ impl Inner {
                     .map_err(|e| self.rt_err(e))?;
             }
             if st.free(sb, p, size) {
-                self.after_empty(&owner, &mut st, sb)?;
+                self.after_empty(&owner, &mut st, sb);
             }
             return Ok(());
         }
@@ -797,15 +808,17 @@ impl Inner {
     }
 
     /// A superblock became empty: keep it cached unless the cache is full or the arena's
-    /// thread is gone.
-    fn after_empty(&self, arena: &Arc<ArenaCell>, st: &mut ArenaState, sb: usize) -> Result<()> {
+    /// thread is gone. The free itself has succeeded by now, so a runtime failure while
+    /// returning the superblock (which is put back regardless) is only logged.
+    fn after_empty(&self, arena: &Arc<ArenaCell>, st: &mut ArenaState, sb: usize) {
         if st.retired || st.empty_bytes > ARENA_CACHE_BYTES {
-            self.release(arena, st, sb)?;
+            if let Err(e) = self.release(arena, st, sb) {
+                log::warn!("{NAME}: returning a superblock to the global arena: {e}");
+            }
             if st.retired && st.superblocks.is_empty() {
                 self.thread_arenas.lock().retain(|a| !Arc::ptr_eq(a, arena));
             }
         }
-        Ok(())
     }
 
     fn bytes_free(&self) -> usize {
