@@ -5,6 +5,7 @@
 //! resource built on another holds an `Arc` to it, so an upstream can never be freed while
 //! something built on it is alive.
 
+mod arena;
 mod callback;
 mod cuda;
 mod managed;
@@ -22,6 +23,9 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::runtime::{DeviceId, Runtime, RuntimeError, RuntimeErrorKind, Stream};
 
+pub use arena::{
+    ArenaMemoryResource, ARENA_CACHE_BYTES, ARENA_LARGE_GRANULE, ARENA_SUPERBLOCK_SIZE,
+};
 pub use callback::{AllocateFn, CallbackMemoryResource, DeallocateFn};
 pub use cuda::CudaMemoryResource;
 pub use managed::ManagedMemoryResource;
