@@ -405,3 +405,22 @@ fn rmm_style_callback_returning_null_is_bad_alloc() {
     }
     assert_eq!(rmm_resource_release(r), RMM_STATUS_SUCCESS);
 }
+
+#[test]
+fn header_constants_match_rust() {
+    let header = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/include/rmm/rmm.h"))
+        .expect("include/rmm/rmm.h");
+    for (name, value) in [
+        ("RMM_STREAM_NON_BLOCKING", RMM_STREAM_NON_BLOCKING as usize),
+        ("RMM_ALLOCATION_ALIGNMENT", rmm::mr::ALLOCATION_ALIGNMENT),
+        ("RMM_STREAM_LEGACY ((rmm_stream_t)", rmm::Stream::LEGACY.0),
+        (
+            "RMM_STREAM_PER_THREAD ((rmm_stream_t)",
+            rmm::Stream::PER_THREAD.0,
+        ),
+    ] {
+        let sep = if name.ends_with(')') { "" } else { " " };
+        let line = format!("#define {name}{sep}{value}");
+        assert!(header.contains(&line), "rmm.h lacks `{line}`");
+    }
+}

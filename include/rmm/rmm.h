@@ -24,17 +24,11 @@
 #define RMM_STREAM_LEGACY ((rmm_stream_t)1)
 /** The per-thread default stream (`cudaStreamPerThread` / `hipStreamPerThread`). */
 #define RMM_STREAM_PER_THREAD ((rmm_stream_t)2)
+/** Flag of rmm_stream_create: the stream does not synchronize with the legacy default stream. */
+#define RMM_STREAM_NON_BLOCKING 1u
+/** Alignment of every device allocation, in bytes (RMM's CUDA_ALLOCATION_ALIGNMENT). */
+#define RMM_ALLOCATION_ALIGNMENT 256u
 
-
-/**
- * Flag of `rmm_stream_create`: the stream does not synchronize with the legacy default stream.
- */
-#define RMM_STREAM_NON_BLOCKING 1
-
-/**
- * Alignment of every device allocation, in bytes (RMM's `CUDA_ALLOCATION_ALIGNMENT`).
- */
-#define RMM_ALLOCATION_ALIGNMENT 256
 
 /**
  * Result of every fallible C function. Numbers are stable and never reused.
