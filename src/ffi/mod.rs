@@ -17,6 +17,7 @@
 //! the caller keeps; handles are validated.
 #![allow(clippy::missing_safety_doc)]
 
+mod arena;
 mod callback;
 mod cuda;
 mod device;
@@ -31,6 +32,7 @@ mod system;
 
 use std::ffi::c_void;
 
+pub use arena::*;
 pub use callback::*;
 pub use cuda::*;
 pub use device::*;
@@ -110,5 +112,19 @@ unsafe fn create(
         status::non_null(out, "out")?;
         // SAFETY: `out` checked non-null above; valid by this function's contract.
         unsafe { publish(make()?, out) }
+    })
+}
+
+/// The concrete resource behind `handle`, or an error naming what it is instead.
+fn downcast<T: 'static>(resource: &SharedResource, handle: rmm_resource_t) -> Result<&T> {
+    resource.as_any().downcast_ref::<T>().ok_or_else(|| {
+        crate::error::Error::invalid(format!(
+            "resource handle {handle:p} is a {}, not a {}",
+            resource.name(),
+            std::any::type_name::<T>()
+                .rsplit("::")
+                .next()
+                .unwrap_or("resource")
+        ))
     })
 }
