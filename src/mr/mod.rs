@@ -10,6 +10,8 @@ mod cuda;
 mod managed;
 mod per_device;
 mod pinned_host;
+mod pool;
+mod stream_ordered;
 mod system;
 #[cfg(test)]
 mod tests;
@@ -31,6 +33,7 @@ pub use per_device::{
     set_current_device_resource, set_per_device_resource, set_per_device_resource_tagged,
 };
 pub use pinned_host::PinnedHostMemoryResource;
+pub use pool::PoolMemoryResource;
 pub use system::SystemMemoryResource;
 
 /// Alignment of every device allocation, in bytes (RMM's `CUDA_ALLOCATION_ALIGNMENT`).
