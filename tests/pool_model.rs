@@ -14,8 +14,8 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use proptest::prelude::*;
 use rmm::mr::{
-    CudaMemoryResource, DeviceMemoryResource, PoolMemoryResource, SharedResource,
-    ALLOCATION_ALIGNMENT,
+    CudaMemoryResource, DeviceMemoryResource, FixedSizeMemoryResource, PoolMemoryResource,
+    SharedResource, ALLOCATION_ALIGNMENT,
 };
 use rmm::runtime::{runtime, Runtime};
 use rmm::{Error, Stream};
@@ -150,11 +150,12 @@ enum Op {
 }
 
 fn size_strategy(large: usize) -> impl Strategy<Value = usize> {
+    let mid = (1usize << 20).min(large / 2);
     prop_oneof![
         1 => Just(0usize),
         6 => 1usize..4096,
-        3 => 4096usize..(1 << 20),
-        1 => (1usize << 20)..large,
+        3 => 4096usize..mid,
+        1 => mid..large,
     ]
 }
 
@@ -292,7 +293,7 @@ impl XorShift {
                     let size = match (r >> 8) % 11 {
                         0 => 0,
                         1..=6 => (r >> 20) as usize % 4096,
-                        7..=9 => (r >> 20) as usize % (1 << 20),
+                        7..=9 => (r >> 20) as usize % (1 << 20).min(large),
                         _ => (r >> 20) as usize % large,
                     };
                     Op::Alloc { size, stream }
@@ -321,6 +322,16 @@ fn pool_long_run() {
 fn pool_very_long_run() {
     let ops = XorShift(0x1234_5678_9abc_def1).ops(20_000_000, LARGE);
     run_model(&pool_subject, &ops, true);
+}
+
+/// Hands a stream's free blocks back before the stream is destroyed.
+fn forget(mr: &dyn DeviceMemoryResource, s: Stream) {
+    if let Some(pool) = mr.as_any().downcast_ref::<PoolMemoryResource>() {
+        pool.forget_stream(s).unwrap();
+    }
+    if let Some(fs) = mr.as_any().downcast_ref::<FixedSizeMemoryResource>() {
+        fs.forget_stream(s).unwrap();
+    }
 }
 
 /// 16 threads, each with its own stream plus the shared default stream, random sizes,
@@ -362,10 +373,8 @@ fn stress(mr: SharedResource, steps: usize) {
                 }
                 rt.stream_synchronize(own).unwrap();
                 // The stream freed memory to `mr`: hand it back before destroying it.
-                if let Some(pool) = mr.as_any().downcast_ref::<PoolMemoryResource>() {
-                    pool.forget_stream(own).unwrap();
-                }
-                let _ = own;
+                forget(&*mr, own);
+                rt.stream_destroy(own).unwrap();
             });
         }
     });
@@ -408,4 +417,130 @@ fn pool_same_stream_reuse_makes_no_upstream_call() {
     }
     assert_eq!(up.calls.load(Ordering::SeqCst), calls);
     assert_eq!(pool.free_block_count(), 1);
+}
+
+/// Block size of the fixed_size model runs (small blocks keep the memsets cheap).
+const FIXED_BLOCK: usize = 64 << 10;
+
+fn fixed_subject(up: SharedResource, _streams: &[Stream]) -> Subject {
+    let fs = Arc::new(FixedSizeMemoryResource::new(up, FIXED_BLOCK, 16).unwrap());
+    let f = fs.clone();
+    Subject {
+        mr: fs,
+        invariant: Box::new(move |_, live_count| {
+            assert_eq!(
+                (f.free_block_count() + live_count) * f.get_block_size(),
+                f.pool_size()
+            );
+        }),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn fixed_size_model(ops in prop::collection::vec(op_strategy(2 * FIXED_BLOCK), 1..2000)) {
+        run_model(&fixed_subject, &ops, true);
+    }
+}
+
+#[test]
+fn fixed_size_long_run() {
+    let ops = XorShift(0x2545_f491_4f6c_dd1d).ops(LONG_RUN, 2 * FIXED_BLOCK);
+    run_model(&fixed_subject, &ops, true);
+}
+
+#[test]
+#[ignore = "long: tens of millions of operations"]
+fn fixed_size_very_long_run() {
+    let ops = XorShift(0x0bad_cafe_dead_f00d).ops(20_000_000, 2 * FIXED_BLOCK);
+    run_model(&fixed_subject, &ops, true);
+}
+
+#[test]
+fn fixed_size_sixteen_threads() {
+    let up = Counting::new();
+    {
+        let fs: SharedResource =
+            Arc::new(FixedSizeMemoryResource::new(up.clone(), 4 << 20, 16).unwrap());
+        stress(fs, 5_000);
+    }
+    assert_eq!(up.outstanding(), 0);
+}
+
+#[test]
+fn fixed_size_bad_input() {
+    let up = Counting::new();
+    let fs = FixedSizeMemoryResource::new(up.clone(), 1000, 4).unwrap();
+    assert_eq!(fs.get_block_size(), 1024, "rounded up to 256");
+    assert_eq!(fs.pool_size(), 4096, "preallocated");
+    let err = fs.allocate(1025, Stream::DEFAULT).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        matches!(
+            err,
+            Error::BadAlloc {
+                requested: 1025,
+                ..
+            }
+        ),
+        "{msg}"
+    );
+    assert!(msg.contains("1025") && msg.contains("1024"), "{msg}");
+    let p = fs.allocate(1024, Stream::DEFAULT).unwrap();
+    fs.deallocate(p, 1024, Stream::DEFAULT).unwrap();
+    assert!(matches!(
+        fs.deallocate(p, 1024, Stream::DEFAULT),
+        Err(Error::InvalidArgument(_))
+    ));
+    let mut local = 0u64;
+    assert!(matches!(
+        fs.deallocate((&mut local as *mut u64).cast(), 8, Stream::DEFAULT),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert_eq!(fs.free_block_count(), 4);
+    assert!(FixedSizeMemoryResource::new(up.clone(), 0, 4).is_err());
+    assert!(FixedSizeMemoryResource::new(up.clone(), 256, 0).is_err());
+    let err = FixedSizeMemoryResource::new(Arc::new(Misaligned(up.clone())), 256, 4).unwrap_err();
+    assert!(matches!(err, Error::BadAlloc { .. }), "{err}");
+    assert_eq!(fs.name(), "fixed_size_memory_resource");
+    let d = FixedSizeMemoryResource::with_defaults(up.clone()).unwrap();
+    assert_eq!(
+        (d.get_block_size(), d.blocks_to_preallocate()),
+        (1 << 20, 128)
+    );
+    drop(d);
+    assert_eq!(fs.release().unwrap(), 4096);
+    drop(fs);
+    assert_eq!(up.outstanding(), 0);
+}
+
+#[test]
+fn fixed_size_grows_and_reuses_across_streams() {
+    let rt = rt();
+    let up = Counting::new();
+    let fs = FixedSizeMemoryResource::new(up.clone(), 256, 2).unwrap();
+    let s = rt.stream_create(Default::default()).unwrap();
+    let a = fs.allocate(256, Stream::DEFAULT).unwrap();
+    let b = fs.allocate(256, Stream::DEFAULT).unwrap();
+    let c = fs.allocate(256, Stream::DEFAULT).unwrap();
+    assert_eq!(fs.pool_size(), 1024, "grew by two blocks");
+    fs.deallocate(a, 256, s).unwrap();
+    fs.deallocate(b, 256, s).unwrap();
+    fs.deallocate(c, 256, s).unwrap();
+    // The default stream's stack holds one block; then it takes `s`'s.
+    let x = fs.allocate(256, Stream::DEFAULT).unwrap();
+    let y = fs.allocate(256, Stream::DEFAULT).unwrap();
+    assert_eq!(
+        fs.pool_size(),
+        1024,
+        "no growth: took the other stream's blocks"
+    );
+    fs.deallocate(x, 256, Stream::DEFAULT).unwrap();
+    fs.deallocate(y, 256, Stream::DEFAULT).unwrap();
+    fs.forget_stream(s).unwrap();
+    rt.stream_destroy(s).unwrap();
+    drop(fs);
+    assert_eq!(up.outstanding(), 0);
 }

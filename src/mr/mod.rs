@@ -7,6 +7,7 @@
 
 mod callback;
 mod cuda;
+mod fixed_size;
 mod managed;
 mod per_device;
 mod pinned_host;
@@ -26,6 +27,7 @@ use crate::runtime::{DeviceId, Runtime, RuntimeError, RuntimeErrorKind, Stream};
 
 pub use callback::{AllocateFn, CallbackMemoryResource, DeallocateFn};
 pub use cuda::CudaMemoryResource;
+pub use fixed_size::{FixedSizeMemoryResource, DEFAULT_BLOCKS_TO_PREALLOCATE, DEFAULT_BLOCK_SIZE};
 pub use managed::ManagedMemoryResource;
 pub use per_device::{
     get_current_device_resource, get_per_device_resource, get_per_device_resource_tagged,
