@@ -14,8 +14,8 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use proptest::prelude::*;
 use rmm::mr::{
-    CudaMemoryResource, DeviceMemoryResource, FixedSizeMemoryResource, PoolMemoryResource,
-    SharedResource, ALLOCATION_ALIGNMENT,
+    BinningMemoryResource, CudaMemoryResource, DeviceMemoryResource, FixedSizeMemoryResource,
+    PoolMemoryResource, SharedResource, ALLOCATION_ALIGNMENT,
 };
 use rmm::runtime::{runtime, Runtime};
 use rmm::{Error, Stream};
@@ -105,6 +105,10 @@ impl DeviceMemoryResource for Misaligned {
     }
 }
 
+/// The heavy runs take turns: on a small CI machine, running them side by side only adds
+/// contention in the host runtime's stream workers.
+static SERIAL: Mutex<()> = Mutex::new(());
+
 /// The pattern byte of allocation number `id`.
 fn tag(id: usize) -> u8 {
     (id as u8).wrapping_mul(151).wrapping_add(7) | 1
@@ -175,6 +179,7 @@ struct Subject {
 
 /// Runs `ops` against a subject, checking every step; returns the number of operations.
 fn run_model(make: &dyn Fn(SharedResource, &[Stream]) -> Subject, ops: &[Op], pattern: bool) {
+    let _serial = SERIAL.lock();
     let rt = rt();
     let up = Counting::new();
     let streams: Vec<Stream> = std::iter::once(Stream::DEFAULT)
@@ -309,7 +314,7 @@ impl XorShift {
 }
 
 /// Operations per long deterministic run in the default suite.
-const LONG_RUN: usize = 200_000;
+const LONG_RUN: usize = 250_000;
 
 #[test]
 fn pool_long_run() {
@@ -332,11 +337,15 @@ fn forget(mr: &dyn DeviceMemoryResource, s: Stream) {
     if let Some(fs) = mr.as_any().downcast_ref::<FixedSizeMemoryResource>() {
         fs.forget_stream(s).unwrap();
     }
+    if let Some(b) = mr.as_any().downcast_ref::<BinningMemoryResource>() {
+        b.forget_stream(s).unwrap();
+    }
 }
 
 /// 16 threads, each with its own stream plus the shared default stream, random sizes,
 /// pattern checked before every free.
 fn stress(mr: SharedResource, steps: usize) {
+    let _serial = SERIAL.lock();
     let rt = rt();
     std::thread::scope(|scope| {
         for t in 0..16u64 {
@@ -542,5 +551,113 @@ fn fixed_size_grows_and_reuses_across_streams() {
     fs.forget_stream(s).unwrap();
     rt.stream_destroy(s).unwrap();
     drop(fs);
+    assert_eq!(up.outstanding(), 0);
+}
+
+/// Bins 2^8 ..= 2^16 over the counting upstream, plus one 2^20 bin served by a pool over
+/// the same upstream; larger requests go to the upstream directly.
+fn binning_subject(up: SharedResource, _streams: &[Stream]) -> Subject {
+    let b = BinningMemoryResource::with_range(up.clone(), 8, 16).unwrap();
+    let pool: SharedResource = Arc::new(PoolMemoryResource::new(up, 0, None).unwrap());
+    b.add_bin(1 << 20, Some(pool)).unwrap();
+    Subject {
+        mr: Arc::new(b),
+        invariant: Box::new(|_, _| {}),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn binning_model(ops in prop::collection::vec(op_strategy(4 << 20), 1..2000)) {
+        run_model(&binning_subject, &ops, true);
+    }
+}
+
+#[test]
+fn binning_long_run() {
+    // Sizes up to the largest bin: the upstream-direct path is the model test's.
+    let ops = XorShift(0x5851_f42d_4c95_7f2d).ops(LONG_RUN, 1 << 20);
+    run_model(&binning_subject, &ops, true);
+}
+
+#[test]
+#[ignore = "long: tens of millions of operations"]
+fn binning_very_long_run() {
+    let ops = XorShift(0x1405_7b7e_f767_814f).ops(20_000_000, 4 << 20);
+    run_model(&binning_subject, &ops, true);
+}
+
+#[test]
+fn binning_sixteen_threads() {
+    let up = Counting::new();
+    {
+        let pool: SharedResource =
+            Arc::new(PoolMemoryResource::new(up.clone(), 0, Some(1 << 30)).unwrap());
+        let b: SharedResource = Arc::new(BinningMemoryResource::with_range(pool, 10, 16).unwrap());
+        stress(b, 5_000);
+    }
+    assert_eq!(up.outstanding(), 0);
+}
+
+#[test]
+fn binning_routes_by_size_and_rejects_bad_ranges() {
+    let up = Counting::new();
+    let err = BinningMemoryResource::with_range(up.clone(), 20, 10).unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidArgument(m) if m.contains("min_size_exponent = 20")
+            && m.contains("max_size_exponent = 10")),
+        "{err}"
+    );
+    assert!(BinningMemoryResource::with_range(up.clone(), 8, 60).is_err());
+    let b = BinningMemoryResource::with_range(up.clone(), 10, 12).unwrap();
+    assert_eq!(b.name(), "binning_memory_resource");
+    let sizes: Vec<usize> = b.bins().iter().map(|x| x.0).collect();
+    assert_eq!(sizes, [1024, 2048, 4096]);
+    let bin_of = |bytes: usize| {
+        let p = b.allocate(bytes, Stream::DEFAULT).unwrap();
+        let owner = b
+            .bins()
+            .into_iter()
+            .find(|(_, r)| {
+                r.as_any()
+                    .downcast_ref::<FixedSizeMemoryResource>()
+                    .is_some_and(|f| f.free_block_count() == f.pool_size() / f.get_block_size() - 1)
+            })
+            .map(|x| x.0);
+        b.deallocate(p, bytes, Stream::DEFAULT).unwrap();
+        owner
+    };
+    assert_eq!(bin_of(1), Some(1024));
+    assert_eq!(bin_of(1024), Some(1024));
+    assert_eq!(bin_of(1025), Some(2048));
+    assert_eq!(bin_of(4096), Some(4096));
+    let calls = up.calls.load(Ordering::SeqCst);
+    assert_eq!(bin_of(4097), None, "served by upstream");
+    assert_eq!(up.calls.load(Ordering::SeqCst), calls + 1);
+    // A bin with its own resource; an existing size is kept.
+    let custom: SharedResource =
+        Arc::new(PoolMemoryResource::new(up.clone(), 1 << 16, None).unwrap());
+    b.add_bin(1 << 14, Some(custom.clone())).unwrap();
+    b.add_bin(1 << 14, None).unwrap();
+    let p = b.allocate(10_000, Stream::DEFAULT).unwrap();
+    let pool = custom
+        .as_any()
+        .downcast_ref::<PoolMemoryResource>()
+        .unwrap();
+    assert_eq!(pool.bytes_free(), (1 << 16) - 10_240);
+    assert!(
+        matches!(
+            b.deallocate(p, 100, Stream::DEFAULT),
+            Err(Error::InvalidArgument(_))
+        ),
+        "routed to the 1 KiB bin, which does not know it"
+    );
+    b.deallocate(p, 10_000, Stream::DEFAULT).unwrap();
+    assert!(b.allocate(0, Stream::DEFAULT).unwrap().is_null());
+    assert!(b.add_bin(0, None).is_err());
+    drop(b);
+    drop(custom);
     assert_eq!(up.outstanding(), 0);
 }

@@ -5,6 +5,7 @@
 //! resource built on another holds an `Arc` to it, so an upstream can never be freed while
 //! something built on it is alive.
 
+mod binning;
 mod callback;
 mod cuda;
 mod fixed_size;
@@ -25,6 +26,7 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::runtime::{DeviceId, Runtime, RuntimeError, RuntimeErrorKind, Stream};
 
+pub use binning::BinningMemoryResource;
 pub use callback::{AllocateFn, CallbackMemoryResource, DeallocateFn};
 pub use cuda::CudaMemoryResource;
 pub use fixed_size::{FixedSizeMemoryResource, DEFAULT_BLOCKS_TO_PREALLOCATE, DEFAULT_BLOCK_SIZE};
