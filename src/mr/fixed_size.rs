@@ -9,12 +9,11 @@
 //! detected in O(1).
 
 use std::any::Any;
-use std::collections::HashSet;
 use std::ffi::c_void;
 
 use parking_lot::Mutex;
 
-use super::stream_ordered::StreamRegistry;
+use super::stream_ordered::{FastSet, StreamRegistry};
 use super::ALLOCATION_ALIGNMENT as ALIGN;
 use super::{current_device_or_unknown, DeviceMemoryResource, SharedResource};
 use crate::error::{Error, Result};
@@ -32,7 +31,7 @@ struct Inner {
     streams: StreamRegistry,
     /// Free block addresses per stream slot.
     stacks: Vec<Vec<usize>>,
-    live: HashSet<usize>,
+    live: FastSet<usize>,
     /// Upstream chunks: (address, bytes).
     chunks: Vec<(usize, usize)>,
     total_blocks: usize,
@@ -103,7 +102,7 @@ impl FixedSizeMemoryResource {
             inner: Mutex::new(Inner {
                 streams: StreamRegistry::new(rt, device),
                 stacks: Vec::new(),
-                live: HashSet::new(),
+                live: FastSet::default(),
                 chunks: Vec::new(),
                 total_blocks: 0,
                 free_blocks: 0,

@@ -20,12 +20,11 @@
 //! call; taking memory freed on another stream records an event there and waits on it.
 
 use std::any::Any;
-use std::collections::HashMap;
 use std::ffi::c_void;
 
 use parking_lot::Mutex;
 
-use super::stream_ordered::StreamRegistry;
+use super::stream_ordered::{FastMap, StreamRegistry};
 use super::{current_device_or_unknown, DeviceMemoryResource, SharedResource};
 use super::{ALLOCATION_ALIGNMENT, ALLOCATION_ALIGNMENT as ALIGN};
 use crate::error::{Error, Result};
@@ -168,7 +167,7 @@ struct Inner {
     vacant: u32,
     streams: StreamRegistry,
     lists: Vec<Tlsf>,
-    live: HashMap<usize, u32>,
+    live: FastMap<usize, u32>,
     chunks: Vec<Chunk>,
     pool_size: usize,
     bytes_free: usize,
@@ -413,7 +412,7 @@ impl PoolMemoryResource {
                 vacant: NIL,
                 streams: StreamRegistry::new(rt, device),
                 lists: Vec::new(),
-                live: HashMap::with_capacity(1024),
+                live: FastMap::with_capacity_and_hasher(1024, Default::default()),
                 chunks: Vec::new(),
                 pool_size: 0,
                 bytes_free: 0,
