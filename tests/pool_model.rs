@@ -229,9 +229,10 @@ fn run_model(make: &dyn Fn(SharedResource, &[Stream]) -> Subject, ops: &[Op], pa
                     if pattern {
                         check(a as *mut c_void, size, aid, astream);
                     }
-                    // Free on a random stream: make it ordered after the writer.
+                    // Free on a random stream: make it ordered after the writer (the
+                    // pattern check already synchronized it).
                     let s = streams[stream];
-                    if s != astream {
+                    if s != astream && !pattern {
                         rt.stream_synchronize(astream).unwrap();
                     }
                     mr.deallocate(a as *mut c_void, size, s).unwrap();
