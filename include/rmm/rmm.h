@@ -85,6 +85,11 @@ typedef uint32_t rmm_status_t;
 typedef struct rmm_resource rmm_resource;
 
 /**
+ * A reference-counted handle to a device memory resource.
+ */
+typedef rmm_resource *rmm_resource_t;
+
+/**
  * A stream: the caller's `hipStream_t` / `cudaStream_t`, or one made by `rmm_stream_create`.
  * NULL (`RMM_STREAM_DEFAULT`) is the default stream.
  */
@@ -99,11 +104,6 @@ typedef void *(*rmm_allocate_callback_t)(size_t bytes, rmm_stream_t stream, void
  * RMM's deallocate callback.
  */
 typedef void (*rmm_deallocate_callback_t)(void *ptr, size_t bytes, rmm_stream_t stream, void *arg);
-
-/**
- * A reference-counted handle to a device memory resource.
- */
-typedef rmm_resource *rmm_resource_t;
 
 /**
  * Functions of a bridged resource. Callbacks return an `rmm_status_t` value; on failure
@@ -125,6 +125,36 @@ typedef struct {
 } rmm_callback_vtable;
 
 /**
+ * What a pool holds (beyond hipMM: free-block count, largest block, fragmentation).
+ */
+typedef struct {
+  /**
+   * Bytes taken from the upstream.
+   */
+  size_t pool_size;
+  /**
+   * The maximum pool size, 0 when unbounded.
+   */
+  size_t maximum_pool_size;
+  /**
+   * Bytes free in the pool (all streams).
+   */
+  size_t bytes_free;
+  /**
+   * Number of free blocks.
+   */
+  size_t free_block_count;
+  /**
+   * Size of the largest free block.
+   */
+  size_t largest_free_block;
+  /**
+   * 1 − largest free block / bytes free (0 when nothing is free).
+   */
+  double fragmentation;
+} rmm_pool_stats;
+
+/**
  * An event: the runtime's `hipEvent_t` / `cudaEvent_t`.
  */
 typedef void *rmm_event_t;
@@ -132,6 +162,40 @@ typedef void *rmm_event_t;
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Creates an `arena_memory_resource` over `upstream`: a global arena of `arena_size` bytes
+ * (0: half of the current device's free memory; else a multiple of 256) taken in one
+ * upstream allocation, with per-thread and per-stream arenas for many threads. With
+ * `dump_log_on_failure`, an allocation failure also logs the arena's state.
+ */
+rmm_status_t rmm_arena_create(rmm_resource_t upstream,
+                              size_t arena_size,
+                              bool dump_log_on_failure,
+                              rmm_resource_t *out);
+
+/**
+ * The size of the arena's global arena, and the bytes free in all of its arenas.
+ */
+rmm_status_t rmm_arena_get_sizes(rmm_resource_t arena, size_t *arena_size, size_t *bytes_free);
+
+/**
+ * Creates a `binning_memory_resource` over `upstream` with fixed-size bins of
+ * 2^`min_size_exponent` ..= 2^`max_size_exponent` bytes; pass -1 for both to start with
+ * no bins. Larger requests go to `upstream`.
+ */
+rmm_status_t rmm_binning_create(rmm_resource_t upstream,
+                                int32_t min_size_exponent,
+                                int32_t max_size_exponent,
+                                rmm_resource_t *out);
+
+/**
+ * Adds a bin for requests up to `allocation_size` bytes, served by `bin_resource` or, when
+ * it is NULL, by a new fixed-size resource of that block size over the upstream.
+ */
+rmm_status_t rmm_binning_add_bin(rmm_resource_t binning,
+                                 size_t allocation_size,
+                                 rmm_resource_t bin_resource);
 
 /**
  * Lets a failing callback attach a message to the status it returns (copied; NULL clears).
@@ -210,6 +274,21 @@ rmm_status_t rmm_available_device_memory(size_t *free_bytes, size_t *total_bytes
 rmm_status_t rmm_percent_of_free_device_memory(int32_t percent, size_t *bytes);
 
 /**
+ * Creates a `fixed_size_memory_resource` over `upstream`: blocks of `block_size` bytes
+ * (0: 1 MiB; rounded up to 256), taken `blocks_to_preallocate` at a time (0: 128).
+ * Requests larger than a block fail.
+ */
+rmm_status_t rmm_fixed_size_create(rmm_resource_t upstream,
+                                   size_t block_size,
+                                   size_t blocks_to_preallocate,
+                                   rmm_resource_t *out);
+
+/**
+ * The block size of a fixed-size resource.
+ */
+rmm_status_t rmm_fixed_size_get_block_size(rmm_resource_t resource, size_t *block_size);
+
+/**
  * Creates a `managed_memory_resource`: managed memory (`hipMallocManaged`/`cudaMallocManaged`).
  */
 rmm_status_t rmm_managed_create(rmm_resource_t *out);
@@ -272,6 +351,25 @@ rmm_status_t rmm_initial_resource_tag(int32_t device, void *proposed, void **act
  * Creates a `pinned_host_memory_resource`: pinned host memory, device-accessible.
  */
 rmm_status_t rmm_pinned_host_create(rmm_resource_t *out);
+
+/**
+ * Creates a `pool_memory_resource` over `upstream`: `initial_pool_size` bytes now, growing
+ * on demand up to `maximum_pool_size` (0: no maximum). Both must be multiples of 256.
+ */
+rmm_status_t rmm_pool_create(rmm_resource_t upstream,
+                             size_t initial_pool_size,
+                             size_t maximum_pool_size,
+                             rmm_resource_t *out);
+
+/**
+ * The pool's size and free-memory statistics.
+ */
+rmm_status_t rmm_pool_get_stats(rmm_resource_t pool, rmm_pool_stats *stats);
+
+/**
+ * Returns upstream blocks that are entirely free; `released` (nullable) gets the bytes.
+ */
+rmm_status_t rmm_pool_release(rmm_resource_t pool, size_t *released);
 
 /**
  * The fixed, human-readable description of a status code (never NULL).

@@ -18,7 +18,11 @@ pub unsafe extern "C" fn rmm_fixed_size_create(
 ) -> rmm_status_t {
     let make = || {
         let up = resource_of(upstream)?;
-        let bs = if block_size == 0 { DEFAULT_BLOCK_SIZE } else { block_size };
+        let bs = if block_size == 0 {
+            DEFAULT_BLOCK_SIZE
+        } else {
+            block_size
+        };
         let n = if blocks_to_preallocate == 0 {
             DEFAULT_BLOCKS_TO_PREALLOCATE
         } else {

@@ -18,13 +18,16 @@
 #![allow(clippy::missing_safety_doc)]
 
 mod arena;
+mod binning;
 mod callback;
 mod cuda;
 mod device;
+mod fixed_size;
 mod handle;
 mod managed;
 mod per_device;
 mod pinned_host;
+mod pool;
 mod resource;
 mod status;
 mod stream;
@@ -33,12 +36,15 @@ mod system;
 use std::ffi::c_void;
 
 pub use arena::*;
+pub use binning::*;
 pub use callback::*;
 pub use cuda::*;
 pub use device::*;
+pub use fixed_size::*;
 pub use managed::*;
 pub use per_device::*;
 pub use pinned_host::*;
+pub use pool::*;
 pub use resource::*;
 pub use status::rmm_status_t;
 pub use stream::*;

@@ -6,11 +6,15 @@
 //! something built on it is alive.
 
 mod arena;
+mod binning;
 mod callback;
 mod cuda;
+mod fixed_size;
 mod managed;
 mod per_device;
 mod pinned_host;
+mod pool;
+mod stream_ordered;
 mod system;
 #[cfg(test)]
 mod tests;
@@ -26,8 +30,10 @@ use crate::runtime::{DeviceId, Runtime, RuntimeError, RuntimeErrorKind, Stream};
 pub use arena::{
     ArenaMemoryResource, ARENA_CACHE_BYTES, ARENA_LARGE_GRANULE, ARENA_SUPERBLOCK_SIZE,
 };
+pub use binning::BinningMemoryResource;
 pub use callback::{AllocateFn, CallbackMemoryResource, DeallocateFn};
 pub use cuda::CudaMemoryResource;
+pub use fixed_size::{FixedSizeMemoryResource, DEFAULT_BLOCKS_TO_PREALLOCATE, DEFAULT_BLOCK_SIZE};
 pub use managed::ManagedMemoryResource;
 pub use per_device::{
     get_current_device_resource, get_per_device_resource, get_per_device_resource_tagged,
@@ -35,6 +41,7 @@ pub use per_device::{
     set_current_device_resource, set_per_device_resource, set_per_device_resource_tagged,
 };
 pub use pinned_host::PinnedHostMemoryResource;
+pub use pool::PoolMemoryResource;
 pub use system::SystemMemoryResource;
 
 /// Alignment of every device allocation, in bytes (RMM's `CUDA_ALLOCATION_ALIGNMENT`).

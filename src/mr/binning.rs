@@ -1,0 +1,170 @@
+//! `binning_memory_resource`: routes each request to the smallest bin that holds it.
+//!
+//! Bins are kept sorted by size in a short vector behind a read-write lock: allocation
+//! takes the read lock and a binary search (no heap allocation); only `add_bin` writes.
+//! Requests larger than the largest bin go to the upstream. Deallocation routes by the
+//! same size rule, so it must be given the size used to allocate (as in hipMM).
+
+use std::any::Any;
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use parking_lot::RwLock;
+
+use super::fixed_size::{FixedSizeMemoryResource, DEFAULT_BLOCKS_TO_PREALLOCATE};
+use super::{DeviceMemoryResource, SharedResource};
+use crate::error::{Error, Result};
+use crate::runtime::Stream;
+
+const NAME: &str = "binning_memory_resource";
+
+/// Allocates from size bins (hipMM's `binning_memory_resource`): each bin is a resource
+/// serving all requests up to its size (by default a [`FixedSizeMemoryResource`] over the
+/// upstream); larger requests go to the upstream directly.
+pub struct BinningMemoryResource {
+    upstream: SharedResource,
+    /// `(bin size, resource)`, sorted by size, sizes distinct.
+    bins: RwLock<Vec<(usize, SharedResource)>>,
+}
+
+impl BinningMemoryResource {
+    /// A binning resource with no bins yet: everything goes to `upstream` until
+    /// [`add_bin`](Self::add_bin) is called.
+    pub fn new(upstream: SharedResource) -> Result<Self> {
+        Ok(BinningMemoryResource {
+            upstream,
+            bins: RwLock::new(Vec::new()),
+        })
+    }
+
+    /// Fixed-size bins of 2^`min_size_exponent` ..= 2^`max_size_exponent` bytes over
+    /// `upstream`.
+    pub fn with_range(
+        upstream: SharedResource,
+        min_size_exponent: u32,
+        max_size_exponent: u32,
+    ) -> Result<Self> {
+        if min_size_exponent > max_size_exponent {
+            return Err(Error::invalid(format!(
+                "{NAME}: min_size_exponent = {min_size_exponent} exceeds max_size_exponent = \
+                 {max_size_exponent}"
+            )));
+        }
+        if max_size_exponent >= usize::BITS - 8 {
+            return Err(Error::invalid(format!(
+                "{NAME}: max_size_exponent = {max_size_exponent} is too large (at most {})",
+                usize::BITS - 9
+            )));
+        }
+        let r = Self::new(upstream)?;
+        for e in min_size_exponent..=max_size_exponent {
+            r.add_bin(1usize << e, None)?;
+        }
+        Ok(r)
+    }
+
+    /// Adds a bin serving requests up to `allocation_size` bytes: `bin_resource` if given,
+    /// else a [`FixedSizeMemoryResource`] of that block size over the upstream (taking its
+    /// first blocks now). As in hipMM, a bin of an existing size is left as it is.
+    pub fn add_bin(
+        &self,
+        allocation_size: usize,
+        bin_resource: Option<SharedResource>,
+    ) -> Result<()> {
+        if allocation_size == 0 {
+            return Err(Error::invalid(format!(
+                "{NAME}: add_bin allocation_size = 0 must be positive"
+            )));
+        }
+        let mut bins = self.bins.write();
+        let Err(at) = bins.binary_search_by_key(&allocation_size, |b| b.0) else {
+            return Ok(());
+        };
+        let resource = match bin_resource {
+            Some(r) => r,
+            None => Arc::new(FixedSizeMemoryResource::new(
+                self.upstream.clone(),
+                allocation_size,
+                DEFAULT_BLOCKS_TO_PREALLOCATE,
+            )?),
+        };
+        bins.insert(at, (allocation_size, resource));
+        Ok(())
+    }
+
+    /// The upstream resource (serves requests larger than every bin).
+    pub fn upstream(&self) -> SharedResource {
+        self.upstream.clone()
+    }
+
+    /// The bins, smallest first: `(bin size, resource)`.
+    pub fn bins(&self) -> Vec<(usize, SharedResource)> {
+        self.bins.read().clone()
+    }
+
+    /// Calls `forget_stream` on every bin (and the upstream) that is a pool or fixed-size
+    /// resource: use before destroying a stream memory was freed on.
+    pub fn forget_stream(&self, stream: Stream) -> Result<()> {
+        let bins = self.bins.read();
+        for r in bins
+            .iter()
+            .map(|b| &b.1)
+            .chain(std::iter::once(&self.upstream))
+        {
+            if let Some(f) = r.as_any().downcast_ref::<FixedSizeMemoryResource>() {
+                f.forget_stream(stream)?;
+            } else if let Some(p) = r.as_any().downcast_ref::<super::PoolMemoryResource>() {
+                p.forget_stream(stream)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The resource serving `bytes`: the smallest bin at least that large, else upstream.
+    fn route<T>(&self, bytes: usize, f: impl FnOnce(&dyn DeviceMemoryResource) -> T) -> T {
+        let bins = self.bins.read();
+        let i = bins.partition_point(|b| b.0 < bytes);
+        match bins.get(i) {
+            Some((_, r)) => f(&**r),
+            None => f(&*self.upstream),
+        }
+    }
+}
+
+impl std::fmt::Debug for BinningMemoryResource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sizes: Option<Vec<usize>> = self
+            .bins
+            .try_read()
+            .map(|b| b.iter().map(|b| b.0).collect());
+        write!(
+            f,
+            "{NAME}(upstream: {}, bins: {sizes:?})",
+            self.upstream.name()
+        )
+    }
+}
+
+impl DeviceMemoryResource for BinningMemoryResource {
+    fn allocate(&self, bytes: usize, stream: Stream) -> Result<*mut c_void> {
+        if bytes == 0 {
+            return Ok(std::ptr::null_mut());
+        }
+        self.route(bytes, |r| r.allocate(bytes, stream))
+    }
+
+    fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
+        if ptr.is_null() {
+            return Ok(());
+        }
+        self.route(bytes, |r| r.deallocate(ptr, bytes, stream))
+    }
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

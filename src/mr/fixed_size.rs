@@ -1,0 +1,346 @@
+//! `fixed_size_memory_resource`: constant-time allocation of blocks of one size.
+//!
+//! Each stream has a stack of free block addresses; allocate pops, deallocate pushes, both
+//! O(1) with no runtime call. When a stream's stack is empty the resource takes another
+//! stream's free blocks (event recorded there, waited on here: see
+//! [`super::stream_ordered`]) or grows by `blocks_to_preallocate` blocks in one upstream
+//! allocation. Live blocks are kept in a hash set whose capacity always covers every
+//! block, so steady-state operations never allocate and foreign or double frees are
+//! detected in O(1).
+
+use std::any::Any;
+use std::ffi::c_void;
+
+use parking_lot::Mutex;
+
+use super::stream_ordered::{FastSet, StreamRegistry};
+use super::ALLOCATION_ALIGNMENT as ALIGN;
+use super::{current_device_or_unknown, DeviceMemoryResource, SharedResource};
+use crate::error::{Error, Result};
+use crate::runtime::{runtime, Stream};
+
+const NAME: &str = "fixed_size_memory_resource";
+
+/// Default block size (RMM's): 1 MiB.
+pub const DEFAULT_BLOCK_SIZE: usize = 1 << 20;
+/// Default number of blocks taken from upstream at a time (RMM's): 128.
+pub const DEFAULT_BLOCKS_TO_PREALLOCATE: usize = 128;
+
+#[derive(Debug)]
+struct Inner {
+    streams: StreamRegistry,
+    /// Free block addresses per stream slot.
+    stacks: Vec<Vec<usize>>,
+    live: FastSet<usize>,
+    /// Upstream chunks: (address, bytes).
+    chunks: Vec<(usize, usize)>,
+    total_blocks: usize,
+    free_blocks: usize,
+}
+
+impl Inner {
+    fn slot(&mut self, stream: Stream) -> u32 {
+        let (s, new) = self.streams.slot(stream);
+        if new {
+            self.stacks.push(Vec::new());
+        }
+        s
+    }
+
+    /// Moves slot `t`'s free blocks onto slot `s` (keeping `t`'s capacity for later).
+    fn move_blocks(&mut self, t: u32, s: u32) {
+        let mut moved = std::mem::take(&mut self.stacks[t as usize]);
+        self.stacks[s as usize].append(&mut moved);
+        self.stacks[t as usize] = moved;
+    }
+}
+
+/// Allocates blocks of one fixed size (hipMM's `fixed_size_memory_resource`); requests
+/// larger than the block size fail. See [`super::stream_ordered`] for the stream rules.
+pub struct FixedSizeMemoryResource {
+    upstream: SharedResource,
+    block_size: usize,
+    blocks_to_preallocate: usize,
+    inner: Mutex<Inner>,
+}
+
+impl FixedSizeMemoryResource {
+    /// Blocks of `block_size` bytes (rounded up to 256), taken from `upstream`
+    /// `blocks_to_preallocate` at a time; the first batch is taken now.
+    pub fn new(
+        upstream: SharedResource,
+        block_size: usize,
+        blocks_to_preallocate: usize,
+    ) -> Result<Self> {
+        if block_size == 0 {
+            return Err(Error::invalid(format!(
+                "{NAME}: block_size = 0 must be positive"
+            )));
+        }
+        if blocks_to_preallocate == 0 {
+            return Err(Error::invalid(format!(
+                "{NAME}: blocks_to_preallocate = 0 must be positive"
+            )));
+        }
+        let Some(block_size) = block_size.checked_next_multiple_of(ALIGN) else {
+            return Err(Error::invalid(format!(
+                "{NAME}: block_size = {block_size} is too large"
+            )));
+        };
+        if block_size.checked_mul(blocks_to_preallocate).is_none() {
+            return Err(Error::invalid(format!(
+                "{NAME}: block_size = {block_size} times blocks_to_preallocate = \
+                 {blocks_to_preallocate} overflows"
+            )));
+        }
+        let rt = runtime()?;
+        let device = current_device_or_unknown(rt);
+        let r = FixedSizeMemoryResource {
+            upstream,
+            block_size,
+            blocks_to_preallocate,
+            inner: Mutex::new(Inner {
+                streams: StreamRegistry::new(rt, device),
+                stacks: Vec::new(),
+                live: FastSet::default(),
+                chunks: Vec::new(),
+                total_blocks: 0,
+                free_blocks: 0,
+            }),
+        };
+        {
+            let mut inner = r.inner.lock();
+            let s = inner.slot(Stream::DEFAULT);
+            r.grow(&mut inner, block_size, Stream::DEFAULT, s)?;
+        }
+        Ok(r)
+    }
+
+    /// RMM's defaults: 1 MiB blocks, 128 at a time.
+    pub fn with_defaults(upstream: SharedResource) -> Result<Self> {
+        Self::new(upstream, DEFAULT_BLOCK_SIZE, DEFAULT_BLOCKS_TO_PREALLOCATE)
+    }
+
+    /// The size of every block (the requested size rounded up to 256).
+    pub fn get_block_size(&self) -> usize {
+        self.block_size
+    }
+
+    /// Blocks taken from upstream per growth.
+    pub fn blocks_to_preallocate(&self) -> usize {
+        self.blocks_to_preallocate
+    }
+
+    /// The upstream resource.
+    pub fn upstream(&self) -> SharedResource {
+        self.upstream.clone()
+    }
+
+    /// Bytes currently taken from upstream.
+    pub fn pool_size(&self) -> usize {
+        self.inner.lock().total_blocks * self.block_size
+    }
+
+    /// Free blocks, over all streams.
+    pub fn free_block_count(&self) -> usize {
+        self.inner.lock().free_blocks
+    }
+
+    /// Returns every upstream chunk to upstream when no block is in use (blocks are not
+    /// tracked per chunk, so partially used chunks cannot be told apart); returns the
+    /// bytes released. The default stream is first ordered after every stream holding
+    /// free blocks, and the chunks are freed on it.
+    pub fn release(&self) -> Result<usize> {
+        let mut inner = self.inner.lock();
+        if !inner.live.is_empty() {
+            return Ok(0);
+        }
+        let d = inner.slot(Stream::DEFAULT);
+        for t in 0..inner.stacks.len() as u32 {
+            if t != d && !inner.stacks[t as usize].is_empty() {
+                inner.streams.order_after(d, t)?;
+            }
+            inner.stacks[t as usize].clear();
+        }
+        let mut released = 0;
+        let mut first_err = None;
+        for (addr, size) in std::mem::take(&mut inner.chunks) {
+            released += size;
+            if let Err(e) = self
+                .upstream
+                .deallocate(addr as *mut c_void, size, Stream::DEFAULT)
+            {
+                first_err.get_or_insert(e);
+            }
+        }
+        inner.total_blocks = 0;
+        inner.free_blocks = 0;
+        match first_err {
+            Some(e) => Err(e),
+            None => Ok(released),
+        }
+    }
+
+    /// Call before destroying `stream` if blocks were freed to this resource on it:
+    /// synchronizes it, drops its event and moves its free blocks to the default stream.
+    pub fn forget_stream(&self, stream: Stream) -> Result<()> {
+        let mut inner = self.inner.lock();
+        let Some(t) = inner.streams.find(stream) else {
+            return Ok(());
+        };
+        inner.streams.forget(t)?;
+        let d = inner.slot(Stream::DEFAULT);
+        if d != t {
+            inner.move_blocks(t, d);
+        }
+        Ok(())
+    }
+
+    /// Takes `blocks_to_preallocate` blocks from upstream in one allocation onto slot `s`.
+    fn grow(&self, inner: &mut Inner, requested: usize, stream: Stream, s: u32) -> Result<()> {
+        let n = self.blocks_to_preallocate;
+        let bytes = self.block_size * n;
+        let p = self.upstream.allocate(bytes, stream).map_err(|e| match e {
+            Error::OutOfMemory { detail, .. } => Error::OutOfMemory {
+                requested,
+                resource: NAME,
+                device: inner.streams.device(),
+                detail: format!(
+                    "growing by {n} blocks of {} bytes ({bytes} bytes) from upstream {} \
+                     failed: {detail}",
+                    self.block_size,
+                    self.upstream.name()
+                ),
+            },
+            e => e,
+        })?;
+        let addr = p as usize;
+        if p.is_null() || addr % ALIGN != 0 {
+            if !p.is_null() {
+                // Give it back; a failure to do so changes nothing for the caller.
+                let _ = self.upstream.deallocate(p, bytes, stream);
+            }
+            return Err(Error::BadAlloc {
+                requested,
+                resource: NAME,
+                detail: format!(
+                    "upstream {} returned {p:p}, which is not aligned to {ALIGN} bytes",
+                    self.upstream.name()
+                ),
+            });
+        }
+        inner.chunks.push((addr, bytes));
+        inner.total_blocks += n;
+        inner.free_blocks += n;
+        // Keep the live set able to hold every block: inserts never reallocate.
+        let need = inner.total_blocks.saturating_sub(inner.live.len());
+        inner.live.reserve(need);
+        let stack = &mut inner.stacks[s as usize];
+        stack.reserve(n);
+        // Push in reverse so blocks come out in address order.
+        stack.extend((0..n).rev().map(|k| addr + k * self.block_size));
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for FixedSizeMemoryResource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{NAME}(upstream: {}, block_size: {}, blocks_to_preallocate: {})",
+            self.upstream.name(),
+            self.block_size,
+            self.blocks_to_preallocate
+        )
+    }
+}
+
+impl DeviceMemoryResource for FixedSizeMemoryResource {
+    fn allocate(&self, bytes: usize, stream: Stream) -> Result<*mut c_void> {
+        if bytes == 0 {
+            return Ok(std::ptr::null_mut());
+        }
+        if bytes > self.block_size {
+            return Err(Error::BadAlloc {
+                requested: bytes,
+                resource: NAME,
+                detail: format!(
+                    "the request of {bytes} bytes exceeds the block size of {} bytes",
+                    self.block_size
+                ),
+            });
+        }
+        let mut inner = self.inner.lock();
+        let s = inner.slot(stream);
+        if inner.stacks[s as usize].is_empty() {
+            let donor = (0..inner.stacks.len() as u32)
+                .find(|&t| t != s && !inner.stacks[t as usize].is_empty());
+            match donor {
+                Some(t) => {
+                    inner.streams.order_after(s, t)?;
+                    inner.move_blocks(t, s);
+                }
+                None => self.grow(&mut inner, bytes, stream, s)?,
+            }
+        }
+        let addr = inner.stacks[s as usize]
+            .pop()
+            .expect("the stack was just refilled");
+        inner.free_blocks -= 1;
+        inner.live.insert(addr);
+        Ok(addr as *mut c_void)
+    }
+
+    fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
+        if ptr.is_null() {
+            return Ok(());
+        }
+        if bytes > self.block_size {
+            return Err(Error::invalid(format!(
+                "{NAME}: cannot free {ptr:p} with bytes = {bytes}: larger than the block size \
+                 of {} bytes",
+                self.block_size
+            )));
+        }
+        let mut inner = self.inner.lock();
+        if !inner.live.remove(&(ptr as usize)) {
+            return Err(Error::invalid(format!(
+                "{NAME}: cannot free {ptr:p} ({bytes} bytes): it was not allocated by this \
+                 resource or was already freed"
+            )));
+        }
+        let s = inner.slot(stream);
+        inner.stacks[s as usize].push(ptr as usize);
+        inner.free_blocks += 1;
+        Ok(())
+    }
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl Drop for FixedSizeMemoryResource {
+    fn drop(&mut self) {
+        if crate::runtime::process_is_exiting() {
+            return;
+        }
+        let inner = self.inner.get_mut();
+        if !inner.live.is_empty() {
+            log::warn!(
+                "{NAME} dropped with {} live blocks; their memory goes back to upstream",
+                inner.live.len()
+            );
+        }
+        for (addr, size) in inner.chunks.drain(..) {
+            // Nothing useful to do with a failure while dropping.
+            let _ = self
+                .upstream
+                .deallocate(addr as *mut c_void, size, Stream::DEFAULT);
+        }
+    }
+}

@@ -1,0 +1,738 @@
+//! `pool_memory_resource`: a coalescing, stream-ordered sub-allocator over an upstream.
+//!
+//! # Data structures (why they look like this)
+//! - Block descriptors live in a slab (`Vec<Block>`) with an intrusive free-slot list, so
+//!   splitting and merging reuse slots instead of touching the host heap; the slab grows
+//!   by doubling, rarely.
+//! - Each stream has a TLSF index (two-level segregated fits: a first-level bitmap of
+//!   power-of-two classes, a second-level bitmap of 16 linear subclasses each, and list
+//!   heads), with free lists linked through descriptor indices. Finding a fitting block is
+//!   a couple of bit scans: O(1), however many blocks are free. RMM's pool scans its free
+//!   list linearly and slows down 15x from 10 000 to 100 000 live allocations.
+//! - Live allocations are found by pointer in a `HashMap` whose capacity is doubled only
+//!   when full, so steady-state insert/remove never allocates. It also makes foreign,
+//!   double and wrong-size frees detectable in O(1).
+//! - Each block keeps its address neighbours (`prev_phys`/`next_phys`); a freed block
+//!   merges with free neighbours of the same stream (blocks of other streams may still be
+//!   in use by work enqueued there, so they merge only once moved to the same stream).
+//!
+//! Stream ordering follows [`super::stream_ordered`]: same-stream reuse makes no runtime
+//! call; taking memory freed on another stream records an event there and waits on it.
+
+use std::any::Any;
+use std::ffi::c_void;
+
+use parking_lot::Mutex;
+
+use super::stream_ordered::{FastMap, StreamRegistry};
+use super::{current_device_or_unknown, DeviceMemoryResource, SharedResource};
+use super::{ALLOCATION_ALIGNMENT, ALLOCATION_ALIGNMENT as ALIGN};
+use crate::error::{Error, Result};
+use crate::runtime::{runtime, Stream};
+
+const NAME: &str = "pool_memory_resource";
+/// "No block" in index links.
+const NIL: u32 = u32::MAX;
+/// log2 of the number of second-level classes per first-level class.
+const SL_BITS: u32 = 4;
+/// Second-level classes per first-level class.
+const SL_COUNT: usize = 1 << SL_BITS;
+/// First-level classes (sizes are counted in 256-byte units, so 64 covers any `usize`).
+const FL_COUNT: usize = 64;
+/// log2 of [`ALLOCATION_ALIGNMENT`]: sizes are indexed in units of 256 bytes.
+const UNIT_SHIFT: u32 = ALLOCATION_ALIGNMENT.trailing_zeros();
+
+/// The TLSF class `(fl, sl)` a free block of `units` (256-byte units, >= 1) is filed under.
+/// Below 16 units every size has its own class (exact fit for small blocks); above, class
+/// `fl` covers `[2^(fl+3), 2^(fl+4))` units split into 16 equal subranges.
+pub(crate) fn mapping_insert(units: usize) -> (usize, usize) {
+    debug_assert!(units >= 1);
+    if units < SL_COUNT {
+        (0, units)
+    } else {
+        let l = usize::BITS - 1 - units.leading_zeros();
+        let fl = (l - SL_BITS + 1) as usize;
+        let sl = (units >> (l - SL_BITS)) & (SL_COUNT - 1);
+        (fl, sl)
+    }
+}
+
+/// The first class whose every block is at least `units`: the request rounded up to its
+/// class's upper boundary, so any block found there fits without looking at it.
+pub(crate) fn mapping_search(units: usize) -> (usize, usize) {
+    if units < SL_COUNT {
+        return (0, units);
+    }
+    let l = usize::BITS - 1 - units.leading_zeros();
+    let round = (1usize << (l - SL_BITS)) - 1;
+    match units.checked_add(round) {
+        Some(u) => mapping_insert(u),
+        None => (FL_COUNT, 0),
+    }
+}
+
+/// Rounds `bytes` up to the allocation alignment; `None` on overflow.
+fn round_up(bytes: usize) -> Option<usize> {
+    bytes.checked_add(ALIGN - 1).map(|b| b & !(ALIGN - 1))
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum State {
+    Free,
+    Used,
+    /// Slot in the slab's free-slot list.
+    Vacant,
+}
+
+/// One block of pool memory (free or in use), or a vacant slab slot.
+#[derive(Clone, Copy, Debug)]
+struct Block {
+    addr: usize,
+    size: usize,
+    prev_phys: u32,
+    next_phys: u32,
+    prev_free: u32,
+    next_free: u32,
+    /// Stream slot the block is free on (or was allocated on).
+    stream: u32,
+    state: State,
+}
+
+/// One stream's TLSF index.
+#[derive(Debug)]
+struct Tlsf {
+    fl_bitmap: u64,
+    sl_bitmap: [u16; FL_COUNT],
+    heads: Box<[u32]>,
+    free_bytes: usize,
+    free_count: usize,
+}
+
+impl Tlsf {
+    fn new() -> Self {
+        Tlsf {
+            fl_bitmap: 0,
+            sl_bitmap: [0; FL_COUNT],
+            heads: vec![NIL; FL_COUNT * SL_COUNT].into_boxed_slice(),
+            free_bytes: 0,
+            free_count: 0,
+        }
+    }
+
+    /// The first non-empty class at or above `(fl, sl)`.
+    fn find_class(&self, fl: usize, sl: usize) -> Option<(usize, usize)> {
+        if fl >= FL_COUNT {
+            return None;
+        }
+        let sl_map = u32::from(self.sl_bitmap[fl]) & (!0u32 << sl);
+        if sl_map != 0 {
+            return Some((fl, sl_map.trailing_zeros() as usize));
+        }
+        let fl_map = if fl + 1 >= FL_COUNT {
+            0
+        } else {
+            self.fl_bitmap & (!0u64 << (fl + 1))
+        };
+        if fl_map == 0 {
+            return None;
+        }
+        let fl = fl_map.trailing_zeros() as usize;
+        let sl = self.sl_bitmap[fl].trailing_zeros() as usize;
+        Some((fl, sl))
+    }
+
+    /// The highest non-empty class.
+    fn top_class(&self) -> Option<(usize, usize)> {
+        if self.fl_bitmap == 0 {
+            return None;
+        }
+        let fl = 63 - self.fl_bitmap.leading_zeros() as usize;
+        let sl = 15 - self.sl_bitmap[fl].leading_zeros() as usize;
+        Some((fl, sl))
+    }
+}
+
+/// A chunk taken from upstream.
+#[derive(Debug)]
+struct Chunk {
+    addr: usize,
+    size: usize,
+    /// Descriptor of the lowest block; stable because merges keep the lower descriptor.
+    first: u32,
+}
+
+#[derive(Debug)]
+struct Inner {
+    blocks: Vec<Block>,
+    vacant: u32,
+    streams: StreamRegistry,
+    lists: Vec<Tlsf>,
+    live: FastMap<usize, u32>,
+    chunks: Vec<Chunk>,
+    pool_size: usize,
+    bytes_free: usize,
+    free_count: usize,
+}
+
+impl Inner {
+    fn new_block(&mut self, b: Block) -> u32 {
+        if self.vacant != NIL {
+            let i = self.vacant;
+            self.vacant = self.blocks[i as usize].next_free;
+            self.blocks[i as usize] = b;
+            i
+        } else {
+            self.blocks.push(b);
+            (self.blocks.len() - 1) as u32
+        }
+    }
+
+    fn vacate(&mut self, i: u32) {
+        let b = &mut self.blocks[i as usize];
+        b.state = State::Vacant;
+        b.next_free = self.vacant;
+        self.vacant = i;
+    }
+
+    /// The slot of `stream`, creating its free list the first time.
+    fn slot(&mut self, stream: Stream) -> u32 {
+        let (s, new) = self.streams.slot(stream);
+        if new {
+            self.lists.push(Tlsf::new());
+        }
+        s
+    }
+
+    fn list_insert(&mut self, i: u32) {
+        let b = self.blocks[i as usize];
+        let (fl, sl) = mapping_insert(b.size >> UNIT_SHIFT);
+        let t = &mut self.lists[b.stream as usize];
+        let head = t.heads[fl * SL_COUNT + sl];
+        t.heads[fl * SL_COUNT + sl] = i;
+        t.fl_bitmap |= 1 << fl;
+        t.sl_bitmap[fl] |= 1 << sl;
+        t.free_bytes += b.size;
+        t.free_count += 1;
+        self.bytes_free += b.size;
+        self.free_count += 1;
+        if head != NIL {
+            self.blocks[head as usize].prev_free = i;
+        }
+        let b = &mut self.blocks[i as usize];
+        b.next_free = head;
+        b.prev_free = NIL;
+        b.state = State::Free;
+    }
+
+    fn list_remove(&mut self, i: u32) {
+        let b = self.blocks[i as usize];
+        debug_assert_eq!(b.state, State::Free);
+        let (fl, sl) = mapping_insert(b.size >> UNIT_SHIFT);
+        if b.next_free != NIL {
+            self.blocks[b.next_free as usize].prev_free = b.prev_free;
+        }
+        if b.prev_free != NIL {
+            self.blocks[b.prev_free as usize].next_free = b.next_free;
+        }
+        let t = &mut self.lists[b.stream as usize];
+        if t.heads[fl * SL_COUNT + sl] == i {
+            t.heads[fl * SL_COUNT + sl] = b.next_free;
+            if b.next_free == NIL {
+                t.sl_bitmap[fl] &= !(1 << sl);
+                if t.sl_bitmap[fl] == 0 {
+                    t.fl_bitmap &= !(1 << fl);
+                }
+            }
+        }
+        t.free_bytes -= b.size;
+        t.free_count -= 1;
+        self.bytes_free -= b.size;
+        self.free_count -= 1;
+    }
+
+    /// Files block `i` as free on stream slot `s`, merging it with free address neighbours
+    /// of the same stream.
+    fn free_insert(&mut self, mut i: u32, s: u32) {
+        self.blocks[i as usize].stream = s;
+        let next = self.blocks[i as usize].next_phys;
+        if next != NIL {
+            let n = self.blocks[next as usize];
+            if n.state == State::Free && n.stream == s {
+                self.list_remove(next);
+                let b = &mut self.blocks[i as usize];
+                b.size += n.size;
+                b.next_phys = n.next_phys;
+                if n.next_phys != NIL {
+                    self.blocks[n.next_phys as usize].prev_phys = i;
+                }
+                self.vacate(next);
+            }
+        }
+        let prev = self.blocks[i as usize].prev_phys;
+        if prev != NIL {
+            let p = self.blocks[prev as usize];
+            if p.state == State::Free && p.stream == s {
+                self.list_remove(prev);
+                let b = self.blocks[i as usize];
+                let pb = &mut self.blocks[prev as usize];
+                pb.size += b.size;
+                pb.next_phys = b.next_phys;
+                if b.next_phys != NIL {
+                    self.blocks[b.next_phys as usize].prev_phys = prev;
+                }
+                self.vacate(i);
+                i = prev;
+            }
+        }
+        self.list_insert(i);
+    }
+
+    /// A free block of stream slot `s` with at least `bytes`, in O(1).
+    fn find(&self, s: u32, bytes: usize) -> Option<u32> {
+        let t = &self.lists[s as usize];
+        let units = bytes >> UNIT_SHIFT;
+        // The head of the request's own class may fit even though the class as a whole
+        // does not guarantee it; checking it keeps near-exact fits (one look, no scan).
+        let (fl, sl) = mapping_insert(units);
+        let head = t.heads[fl * SL_COUNT + sl];
+        if head != NIL && self.blocks[head as usize].size >= bytes {
+            return Some(head);
+        }
+        let (fl, sl) = mapping_search(units);
+        t.find_class(fl, sl)
+            .map(|(fl, sl)| t.heads[fl * SL_COUNT + sl])
+    }
+
+    /// Marks free block `i` used for `bytes` on slot `s`, splitting off the rest.
+    fn take(&mut self, i: u32, bytes: usize, s: u32) -> *mut c_void {
+        self.list_remove(i);
+        let b = self.blocks[i as usize];
+        if b.size > bytes {
+            let j = self.new_block(Block {
+                addr: b.addr + bytes,
+                size: b.size - bytes,
+                prev_phys: i,
+                next_phys: b.next_phys,
+                prev_free: NIL,
+                next_free: NIL,
+                stream: s,
+                state: State::Free,
+            });
+            if b.next_phys != NIL {
+                self.blocks[b.next_phys as usize].prev_phys = j;
+            }
+            let bm = &mut self.blocks[i as usize];
+            bm.next_phys = j;
+            bm.size = bytes;
+            // The rest cannot merge with anything: its neighbours were checked when `i` was
+            // filed as free on `s`.
+            self.list_insert(j);
+        }
+        let bm = &mut self.blocks[i as usize];
+        bm.state = State::Used;
+        bm.stream = s;
+        if self.live.len() == self.live.capacity() {
+            // Doubling, rarely: keeps steady-state inserts allocation-free.
+            self.live.reserve(self.live.capacity().max(1024));
+        }
+        self.live.insert(b.addr, i);
+        b.addr as *mut c_void
+    }
+
+    /// Moves every free block of slot `t` to slot `s` (merging neighbours). The caller has
+    /// ordered `s` after `t` (or synchronized `t`).
+    fn merge_stream(&mut self, t: u32, s: u32) {
+        while let Some((fl, sl)) = self.lists[t as usize].top_class() {
+            let i = self.lists[t as usize].heads[fl * SL_COUNT + sl];
+            self.list_remove(i);
+            self.free_insert(i, s);
+        }
+    }
+
+    /// The largest free block on any stream.
+    fn largest_free(&self) -> usize {
+        let mut best = 0;
+        for t in &self.lists {
+            if let Some((fl, sl)) = t.top_class() {
+                // Blocks within one class differ in size; walk only the top class.
+                let mut i = t.heads[fl * SL_COUNT + sl];
+                while i != NIL {
+                    best = best.max(self.blocks[i as usize].size);
+                    i = self.blocks[i as usize].next_free;
+                }
+            }
+        }
+        best
+    }
+}
+
+/// A coalescing pool sub-allocator (hipMM's `pool_memory_resource`), growing from its
+/// upstream on demand up to an optional maximum. See the module docs for its structure
+/// and [`super::stream_ordered`] for the stream rules (including destroyed streams).
+pub struct PoolMemoryResource {
+    upstream: SharedResource,
+    maximum: Option<usize>,
+    inner: Mutex<Inner>,
+}
+
+impl PoolMemoryResource {
+    /// A pool over `upstream` that takes `initial_pool_size` bytes at once (0: grow on
+    /// demand) and never holds more than `maximum_pool_size` (unbounded when `None`).
+    /// Both sizes must be multiples of 256 and initial must not exceed maximum.
+    pub fn new(
+        upstream: SharedResource,
+        initial_pool_size: usize,
+        maximum_pool_size: Option<usize>,
+    ) -> Result<Self> {
+        if initial_pool_size % ALIGN != 0 {
+            return Err(Error::invalid(format!(
+                "{NAME}: initial_pool_size = {initial_pool_size} is not a multiple of {ALIGN}"
+            )));
+        }
+        if let Some(max) = maximum_pool_size {
+            if max % ALIGN != 0 {
+                return Err(Error::invalid(format!(
+                    "{NAME}: maximum_pool_size = {max} is not a multiple of {ALIGN}"
+                )));
+            }
+            if initial_pool_size > max {
+                return Err(Error::invalid(format!(
+                    "{NAME}: initial_pool_size = {initial_pool_size} exceeds \
+                     maximum_pool_size = {max}"
+                )));
+            }
+        }
+        let rt = runtime()?;
+        let device = current_device_or_unknown(rt);
+        let pool = PoolMemoryResource {
+            upstream,
+            maximum: maximum_pool_size,
+            inner: Mutex::new(Inner {
+                blocks: Vec::with_capacity(1024),
+                vacant: NIL,
+                streams: StreamRegistry::new(rt, device),
+                lists: Vec::new(),
+                live: FastMap::with_capacity_and_hasher(1024, Default::default()),
+                chunks: Vec::new(),
+                pool_size: 0,
+                bytes_free: 0,
+                free_count: 0,
+            }),
+        };
+        if initial_pool_size > 0 {
+            let mut inner = pool.inner.lock();
+            let s = inner.slot(Stream::DEFAULT);
+            pool.add_chunk(&mut inner, initial_pool_size, Stream::DEFAULT, s)?;
+        }
+        Ok(pool)
+    }
+
+    /// The upstream resource.
+    pub fn upstream(&self) -> SharedResource {
+        self.upstream.clone()
+    }
+
+    /// Bytes currently taken from upstream.
+    pub fn pool_size(&self) -> usize {
+        self.inner.lock().pool_size
+    }
+
+    /// The maximum pool size, if any.
+    pub fn maximum_pool_size(&self) -> Option<usize> {
+        self.maximum
+    }
+
+    /// Number of free blocks, over all streams.
+    pub fn free_block_count(&self) -> usize {
+        self.inner.lock().free_count
+    }
+
+    /// Size of the largest free block, over all streams.
+    pub fn largest_free_block(&self) -> usize {
+        self.inner.lock().largest_free()
+    }
+
+    /// Bytes free in the pool (taken from upstream and not allocated).
+    pub fn bytes_free(&self) -> usize {
+        self.inner.lock().bytes_free
+    }
+
+    /// `1 - largest_free_block / bytes_free`, or 0 when nothing is free: 0 means all free
+    /// memory is one block.
+    pub fn fragmentation(&self) -> f64 {
+        let inner = self.inner.lock();
+        if inner.bytes_free == 0 {
+            0.0
+        } else {
+            1.0 - inner.largest_free() as f64 / inner.bytes_free as f64
+        }
+    }
+
+    /// Returns to upstream every chunk that is entirely free, each deallocated in stream
+    /// order on the stream its first block was freed on (after waiting for the streams
+    /// that freed its other blocks). Returns the bytes released.
+    pub fn release(&self) -> Result<usize> {
+        let mut inner = self.inner.lock();
+        let mut released = 0;
+        let mut first_err = None;
+        let mut c = inner.chunks.len();
+        while c > 0 {
+            c -= 1;
+            let first = inner.chunks[c].first;
+            let mut i = first;
+            let mut all_free = true;
+            while i != NIL {
+                if inner.blocks[i as usize].state != State::Free {
+                    all_free = false;
+                    break;
+                }
+                i = inner.blocks[i as usize].next_phys;
+            }
+            if !all_free {
+                continue;
+            }
+            let s0 = inner.blocks[first as usize].stream;
+            let mut i = first;
+            while i != NIL {
+                let b = inner.blocks[i as usize];
+                if b.stream != s0 {
+                    if let Err(e) = inner.streams.order_after(s0, b.stream) {
+                        first_err.get_or_insert(e);
+                    }
+                }
+                inner.list_remove(i);
+                inner.vacate(i);
+                i = b.next_phys;
+            }
+            let chunk = inner.chunks.swap_remove(c);
+            inner.pool_size -= chunk.size;
+            released += chunk.size;
+            let stream = inner.streams.get(s0).stream;
+            if let Err(e) = self
+                .upstream
+                .deallocate(chunk.addr as *mut c_void, chunk.size, stream)
+            {
+                first_err.get_or_insert(e);
+            }
+        }
+        match first_err {
+            Some(e) => Err(e),
+            None => Ok(released),
+        }
+    }
+
+    /// Call before destroying `stream` if memory was freed to this pool on it: synchronizes
+    /// it, drops its event and moves its free blocks to the default stream, so the pool
+    /// never touches `stream` again (unless it is used again).
+    pub fn forget_stream(&self, stream: Stream) -> Result<()> {
+        let mut inner = self.inner.lock();
+        let Some(t) = inner.streams.find(stream) else {
+            return Ok(());
+        };
+        inner.streams.forget(t)?;
+        let d = inner.slot(Stream::DEFAULT);
+        if d != t {
+            inner.merge_stream(t, d);
+        }
+        Ok(())
+    }
+
+    /// Takes a chunk of `size` from upstream on `stream` and files it as free on slot `s`.
+    fn add_chunk(&self, inner: &mut Inner, size: usize, stream: Stream, s: u32) -> Result<()> {
+        let p = self.upstream.allocate(size, stream)?;
+        let addr = p as usize;
+        if p.is_null() || addr % ALIGN != 0 {
+            if !p.is_null() {
+                // Give it back; a failure to do so changes nothing for the caller.
+                let _ = self.upstream.deallocate(p, size, stream);
+            }
+            return Err(Error::BadAlloc {
+                requested: size,
+                resource: NAME,
+                detail: format!(
+                    "upstream {} returned {p:p}, which is not aligned to {ALIGN} bytes",
+                    self.upstream.name()
+                ),
+            });
+        }
+        let i = inner.new_block(Block {
+            addr,
+            size,
+            prev_phys: NIL,
+            next_phys: NIL,
+            prev_free: NIL,
+            next_free: NIL,
+            stream: s,
+            state: State::Free,
+        });
+        inner.chunks.push(Chunk {
+            addr,
+            size,
+            first: i,
+        });
+        inner.pool_size += size;
+        inner.free_insert(i, s);
+        Ok(())
+    }
+
+    fn oom(&self, inner: &Inner, requested: usize, why: &str) -> Error {
+        let max = match self.maximum {
+            Some(m) => format!("{m} bytes"),
+            None => "unbounded".into(),
+        };
+        Error::OutOfMemory {
+            requested,
+            resource: NAME,
+            device: inner.streams.device(),
+            detail: format!(
+                "{why}: pool size {} bytes, maximum {max}, {} bytes free, largest free block \
+                 {} bytes",
+                inner.pool_size,
+                inner.bytes_free,
+                inner.largest_free()
+            ),
+        }
+    }
+
+    /// Grows the pool by at least `bytes` (RMM's rule: try max(bytes, pool size) bounded
+    /// by the maximum, halving down to `bytes` on upstream out-of-memory).
+    fn grow(&self, inner: &mut Inner, bytes: usize, stream: Stream, s: u32) -> Result<()> {
+        let room = self.maximum.map_or(usize::MAX, |m| m - inner.pool_size);
+        if bytes > room {
+            return Err(self.oom(inner, bytes, "maximum pool size exceeded"));
+        }
+        let mut try_size = bytes.max(inner.pool_size).min(room);
+        loop {
+            match self.add_chunk(inner, try_size, stream, s) {
+                Ok(()) => return Ok(()),
+                Err(Error::OutOfMemory { detail, .. }) => {
+                    if try_size == bytes {
+                        let why = format!(
+                            "upstream {} could not grow the pool ({detail})",
+                            self.upstream.name()
+                        );
+                        return Err(self.oom(inner, bytes, &why));
+                    }
+                    try_size = round_up(try_size / 2).unwrap_or(bytes).max(bytes);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for PoolMemoryResource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let size = self.inner.try_lock().map(|i| i.pool_size);
+        write!(
+            f,
+            "{NAME}(upstream: {}, pool_size: {size:?}, maximum: {:?})",
+            self.upstream.name(),
+            self.maximum
+        )
+    }
+}
+
+impl DeviceMemoryResource for PoolMemoryResource {
+    fn allocate(&self, bytes: usize, stream: Stream) -> Result<*mut c_void> {
+        if bytes == 0 {
+            return Ok(std::ptr::null_mut());
+        }
+        let mut inner = self.inner.lock();
+        let Some(rounded) = round_up(bytes) else {
+            return Err(self.oom(&inner, bytes, "request too large"));
+        };
+        let s = inner.slot(stream);
+        if let Some(i) = inner.find(s, rounded) {
+            return Ok(inner.take(i, rounded, s));
+        }
+        // Slow path 1: a stream whose free memory has a fitting block.
+        for t in 0..inner.lists.len() as u32 {
+            if t != s && inner.find(t, rounded).is_some() {
+                inner.streams.order_after(s, t)?;
+                inner.merge_stream(t, s);
+                if let Some(i) = inner.find(s, rounded) {
+                    return Ok(inner.take(i, rounded, s));
+                }
+            }
+        }
+        // Slow path 2: grow; if that fails, gather every stream's free memory (merging
+        // may create a block that fits) before giving up.
+        match self.grow(&mut inner, rounded, stream, s) {
+            Ok(()) => {}
+            Err(e @ Error::OutOfMemory { .. }) => {
+                for t in 0..inner.lists.len() as u32 {
+                    if t != s && inner.lists[t as usize].free_count > 0 {
+                        inner.streams.order_after(s, t)?;
+                        inner.merge_stream(t, s);
+                    }
+                }
+                if inner.find(s, rounded).is_none() {
+                    return Err(e);
+                }
+            }
+            Err(e) => return Err(e),
+        }
+        let i = inner
+            .find(s, rounded)
+            .expect("the pool just grew by at least the request");
+        Ok(inner.take(i, rounded, s))
+    }
+
+    fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
+        if ptr.is_null() {
+            return Ok(());
+        }
+        let mut inner = self.inner.lock();
+        let Some(&i) = inner.live.get(&(ptr as usize)) else {
+            return Err(Error::invalid(format!(
+                "{NAME}: cannot free {ptr:p} ({bytes} bytes): it was not allocated by this \
+                 pool or was already freed"
+            )));
+        };
+        let size = inner.blocks[i as usize].size;
+        if round_up(bytes) != Some(size) {
+            return Err(Error::invalid(format!(
+                "{NAME}: cannot free {ptr:p} with bytes = {bytes}: it was allocated with \
+                 {size} bytes (rounded to {ALIGN})"
+            )));
+        }
+        inner.live.remove(&(ptr as usize));
+        let s = inner.slot(stream);
+        inner.free_insert(i, s);
+        Ok(())
+    }
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl Drop for PoolMemoryResource {
+    fn drop(&mut self) {
+        if crate::runtime::process_is_exiting() {
+            return;
+        }
+        let inner = self.inner.get_mut();
+        if !inner.live.is_empty() {
+            log::warn!(
+                "{NAME} dropped with {} live allocations; their memory goes back to upstream",
+                inner.live.len()
+            );
+        }
+        for chunk in inner.chunks.drain(..) {
+            // Nothing useful to do with a failure while dropping.
+            let _ =
+                self.upstream
+                    .deallocate(chunk.addr as *mut c_void, chunk.size, Stream::DEFAULT);
+        }
+        inner.pool_size = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests;

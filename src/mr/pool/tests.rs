@@ -1,0 +1,204 @@
+//! Unit tests of the pool: TLSF indexing edge cases, coalescing, bad input.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::mr::CudaMemoryResource;
+
+fn init() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if std::env::var_os("RMM_RUNTIME").is_none() {
+            std::env::set_var("RMM_RUNTIME", "host");
+        }
+    });
+    runtime().expect("a runtime for tests (RMM_RUNTIME)");
+}
+
+fn cuda() -> SharedResource {
+    init();
+    Arc::new(CudaMemoryResource::new().unwrap())
+}
+
+#[test]
+fn small_sizes_have_exact_classes() {
+    for u in 1..16 {
+        assert_eq!(mapping_insert(u), (0, u));
+        assert_eq!(mapping_search(u), (0, u));
+    }
+    assert_eq!(mapping_insert(16), (1, 0));
+    assert_eq!(mapping_insert(31), (1, 15));
+    assert_eq!(mapping_insert(32), (2, 0));
+    assert_eq!(mapping_insert(33), (2, 0));
+    assert_eq!(mapping_insert(34), (2, 1));
+}
+
+#[test]
+fn search_rounds_up_to_a_class_whose_blocks_all_fit() {
+    for units in 1..5000usize {
+        let (fl, sl) = mapping_search(units);
+        // The smallest size filed under (fl, sl) must be >= units.
+        let smallest = (1..=units * 2 + 16)
+            .find(|&u| mapping_insert(u) == (fl, sl))
+            .unwrap();
+        assert!(smallest >= units, "units {units}: class ({fl},{sl})");
+        // And insert classes never decrease with size.
+        assert!(mapping_insert(units) <= mapping_insert(units + 1));
+    }
+}
+
+#[test]
+fn extreme_sizes_map_inside_the_tables() {
+    let max_units = usize::MAX >> UNIT_SHIFT;
+    let (fl, sl) = mapping_insert(max_units);
+    assert!(fl < FL_COUNT && sl < SL_COUNT);
+    assert_eq!(
+        mapping_search(usize::MAX),
+        (FL_COUNT, 0),
+        "overflow: no class"
+    );
+    let (fl, _) = mapping_search(max_units);
+    assert!(fl < FL_COUNT);
+    let t = Tlsf::new();
+    assert_eq!(t.find_class(FL_COUNT, 0), None);
+    assert_eq!(t.find_class(FL_COUNT - 1, 15), None);
+    assert_eq!(t.top_class(), None);
+}
+
+#[test]
+fn frees_coalesce_with_same_stream_neighbours_only() {
+    let pool = PoolMemoryResource::new(cuda(), 4096, Some(4096)).unwrap();
+    let s = Stream::DEFAULT;
+    let ps: Vec<_> = (0..4).map(|_| pool.allocate(1024, s).unwrap()).collect();
+    assert_eq!(pool.bytes_free(), 0);
+    assert_eq!(pool.free_block_count(), 0);
+    pool.deallocate(ps[0], 1024, s).unwrap();
+    pool.deallocate(ps[2], 1024, s).unwrap();
+    assert_eq!(pool.free_block_count(), 2);
+    assert!((pool.fragmentation() - 0.5).abs() < 1e-9);
+    pool.deallocate(ps[1], 1024, s).unwrap();
+    assert_eq!(pool.free_block_count(), 1);
+    assert_eq!(pool.largest_free_block(), 3072);
+    // A neighbour freed on another stream stays separate until moved.
+    let other = runtime()
+        .unwrap()
+        .stream_create(Default::default())
+        .unwrap();
+    pool.deallocate(ps[3], 1024, other).unwrap();
+    assert_eq!(pool.free_block_count(), 2);
+    assert_eq!(pool.bytes_free(), 4096);
+    // At the maximum, asking for the whole pool gathers the other stream's block.
+    let all = pool.allocate(4096, s).unwrap();
+    assert_eq!(all, ps[0]);
+    assert_eq!(pool.pool_size(), 4096);
+    pool.deallocate(all, 4096, s).unwrap();
+    assert_eq!(pool.free_block_count(), 1);
+    assert_eq!(pool.fragmentation(), 0.0);
+    pool.forget_stream(other).unwrap();
+    runtime().unwrap().stream_destroy(other).unwrap();
+}
+
+#[test]
+fn same_stream_reuse_returns_the_same_block() {
+    let pool = PoolMemoryResource::new(cuda(), 1 << 20, None).unwrap();
+    let a = pool.allocate(1000, Stream::DEFAULT).unwrap();
+    pool.deallocate(a, 1000, Stream::LEGACY).unwrap();
+    let b = pool.allocate(1000, Stream::DEFAULT).unwrap();
+    assert_eq!(a, b);
+    pool.deallocate(b, 1000, Stream::DEFAULT).unwrap();
+}
+
+#[test]
+fn grows_by_doubling_and_respects_the_maximum() {
+    let pool = PoolMemoryResource::new(cuda(), 0, Some(1 << 20)).unwrap();
+    assert_eq!(pool.pool_size(), 0);
+    let a = pool.allocate(256 << 10, Stream::DEFAULT).unwrap();
+    assert_eq!(pool.pool_size(), 256 << 10);
+    let b = pool.allocate(1, Stream::DEFAULT).unwrap();
+    assert_eq!(pool.pool_size(), 512 << 10, "doubled");
+    let err = pool.allocate(1 << 20, Stream::DEFAULT).unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, Error::OutOfMemory { requested, .. } if requested == 1 << 20));
+    for part in [
+        "1048576",
+        "pool size 524288",
+        "maximum 1048576",
+        "largest free block",
+    ] {
+        assert!(msg.contains(part), "{part} missing: {msg}");
+    }
+    pool.deallocate(a, 256 << 10, Stream::DEFAULT).unwrap();
+    pool.deallocate(b, 1, Stream::DEFAULT).unwrap();
+    assert_eq!(pool.release().unwrap(), 512 << 10);
+    assert_eq!(pool.pool_size(), 0);
+    assert_eq!(pool.bytes_free(), 0);
+}
+
+#[test]
+fn bad_sizes_name_the_parameter_and_value() {
+    let e = PoolMemoryResource::new(cuda(), 1000, None).unwrap_err();
+    assert!(matches!(&e, Error::InvalidArgument(m) if m.contains("initial_pool_size = 1000")));
+    let e = PoolMemoryResource::new(cuda(), 0, Some(1000)).unwrap_err();
+    assert!(matches!(&e, Error::InvalidArgument(m) if m.contains("maximum_pool_size = 1000")));
+    let e = PoolMemoryResource::new(cuda(), 4096, Some(2048)).unwrap_err();
+    assert!(
+        matches!(&e, Error::InvalidArgument(m) if m.contains("4096") && m.contains("2048")),
+        "{e}"
+    );
+}
+
+#[test]
+fn foreign_double_and_wrong_size_frees_change_nothing() {
+    let pool = PoolMemoryResource::new(cuda(), 1 << 16, None).unwrap();
+    let p = pool.allocate(512, Stream::DEFAULT).unwrap();
+    let before = (pool.bytes_free(), pool.free_block_count());
+    let e = pool.deallocate(p, 1024, Stream::DEFAULT).unwrap_err();
+    assert!(
+        matches!(&e, Error::InvalidArgument(m) if m.contains("512")),
+        "{e}"
+    );
+    let mut local = 0u64;
+    let foreign = (&mut local as *mut u64).cast();
+    assert!(matches!(
+        pool.deallocate(foreign, 8, Stream::DEFAULT),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert_eq!((pool.bytes_free(), pool.free_block_count()), before);
+    pool.deallocate(p, 512, Stream::DEFAULT).unwrap();
+    assert!(matches!(
+        pool.deallocate(p, 512, Stream::DEFAULT),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert_eq!(pool.bytes_free(), 1 << 16);
+}
+
+#[test]
+fn zero_bytes_is_null_and_names_are_right() {
+    let pool = PoolMemoryResource::new(cuda(), 0, None).unwrap();
+    assert!(pool.allocate(0, Stream::DEFAULT).unwrap().is_null());
+    pool.deallocate(std::ptr::null_mut(), 0, Stream::DEFAULT)
+        .unwrap();
+    assert_eq!(pool.name(), "pool_memory_resource");
+    assert_eq!(pool.upstream().name(), "cuda_memory_resource");
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<PoolMemoryResource>();
+}
+
+#[test]
+fn forget_stream_moves_free_blocks_to_the_default_stream() {
+    init();
+    let rt = runtime().unwrap();
+    let pool = PoolMemoryResource::new(cuda(), 1 << 16, None).unwrap();
+    let s = rt.stream_create(Default::default()).unwrap();
+    let p = pool.allocate(4096, s).unwrap();
+    pool.deallocate(p, 4096, s).unwrap();
+    // The initial chunk moved to `s` when `s` found nothing of its own.
+    assert_eq!(pool.free_block_count(), 1);
+    pool.forget_stream(s).unwrap();
+    rt.stream_destroy(s).unwrap();
+    // Now on the default stream: same-stream reuse gives the same block back.
+    let q = pool.allocate(4096, Stream::DEFAULT).unwrap();
+    assert_eq!(p, q);
+    pool.deallocate(q, 4096, Stream::DEFAULT).unwrap();
+    assert_eq!(pool.release().unwrap(), 1 << 16);
+}
