@@ -424,3 +424,125 @@ fn header_constants_match_rust() {
         assert!(header.contains(&line), "rmm.h lacks `{line}`");
     }
 }
+
+#[test]
+fn sub_allocators_through_the_c_abi() {
+    init();
+    let up = cuda();
+    let (mut pool, mut fixed, mut bins, mut arena) =
+        (null_mut(), null_mut(), null_mut(), null_mut());
+    let mut p = null_mut();
+    // SAFETY: valid handles and out-pointers throughout.
+    unsafe {
+        // Bad sizes are refused with the value named, and nothing is created.
+        assert_eq!(
+            rmm_pool_create(up, 1000, 0, &mut pool),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert!(last_error().contains("1000"), "{}", last_error());
+        assert_eq!(
+            rmm_pool_create(up, 1 << 21, 1 << 20, &mut pool),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert!(pool.is_null());
+        assert_eq!(
+            rmm_pool_create(null_mut(), 0, 0, &mut pool),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+
+        assert_eq!(
+            rmm_pool_create(up, 1 << 20, 4 << 20, &mut pool),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(rmm_allocate(pool, 3000, &mut p), RMM_STATUS_SUCCESS);
+        let mut st = rmm_pool_stats::default();
+        assert_eq!(rmm_pool_get_stats(pool, &mut st), RMM_STATUS_SUCCESS);
+        assert_eq!((st.pool_size, st.maximum_pool_size), (1 << 20, 4 << 20));
+        assert_eq!(st.bytes_free, (1 << 20) - 3072);
+        let mut q = null_mut();
+        assert_eq!(
+            rmm_allocate(pool, 8 << 20, &mut q),
+            RMM_STATUS_OUT_OF_MEMORY
+        );
+        assert!(last_error().contains("8388608"), "{}", last_error());
+        assert_eq!(rmm_deallocate(pool, p, 3000), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_deallocate(pool, p, 3000), RMM_STATUS_INVALID_ARGUMENT);
+        let mut released = 0;
+        assert_eq!(rmm_pool_release(pool, &mut released), RMM_STATUS_SUCCESS);
+        assert_eq!(released, 1 << 20);
+        // Asking a pool for what only an arena has is reported, not misread.
+        let (mut a, mut b) = (0, 0);
+        assert_eq!(
+            rmm_arena_get_sizes(pool, &mut a, &mut b),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert!(
+            last_error().contains("pool_memory_resource"),
+            "{}",
+            last_error()
+        );
+
+        assert_eq!(
+            rmm_fixed_size_create(up, 1000, 4, &mut fixed),
+            RMM_STATUS_SUCCESS
+        );
+        let mut bs = 0;
+        assert_eq!(
+            rmm_fixed_size_get_block_size(fixed, &mut bs),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(bs, 1024);
+        assert_ne!(rmm_allocate(fixed, 2048, &mut p), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_allocate(fixed, 1024, &mut p), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_deallocate(fixed, p, 1024), RMM_STATUS_SUCCESS);
+
+        assert_eq!(
+            rmm_binning_create(up, 12, 10, &mut bins),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            rmm_binning_create(up, 10, 12, &mut bins),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(
+            rmm_binning_add_bin(bins, 1 << 16, null_mut()),
+            RMM_STATUS_SUCCESS
+        );
+        let mut big = null_mut();
+        assert_eq!(
+            rmm_fixed_size_create(up, 1 << 17, 2, &mut big),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(rmm_binning_add_bin(bins, 1 << 17, big), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_resource_release(big), RMM_STATUS_SUCCESS);
+        for size in [100usize, 1500, 4096, 60000, 100_000, 1 << 20] {
+            assert_eq!(
+                rmm_allocate(bins, size, &mut p),
+                RMM_STATUS_SUCCESS,
+                "{size}"
+            );
+            assert_eq!(rmm_deallocate(bins, p, size), RMM_STATUS_SUCCESS, "{size}");
+        }
+
+        assert_eq!(
+            rmm_arena_create(up, 1000, false, &mut arena),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            rmm_arena_create(up, 64 << 20, false, &mut arena),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(rmm_allocate(arena, 5000, &mut p), RMM_STATUS_SUCCESS);
+        assert_eq!(
+            rmm_arena_get_sizes(arena, &mut a, &mut b),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(a, 64 << 20);
+        assert_eq!(b, (64 << 20) - 5120);
+        assert_eq!(rmm_deallocate(arena, p, 5000), RMM_STATUS_SUCCESS);
+    }
+    // Upstreams stay alive through the resources built on them, whatever the release order.
+    for h in [up, fixed, pool, arena, bins] {
+        assert_eq!(rmm_resource_release(h), RMM_STATUS_SUCCESS);
+    }
+}

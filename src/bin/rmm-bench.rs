@@ -11,7 +11,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use rmm::mr::{CudaMemoryResource, DeviceMemoryResource, SharedResource};
+use rmm::mr::{
+    ArenaMemoryResource, BinningMemoryResource, CudaMemoryResource, DeviceMemoryResource,
+    PoolMemoryResource, SharedResource,
+};
 use rmm::runtime::{runtime, MemPoolAttr, Runtime, StreamFlags};
 use rmm::{Error, Result, Stream};
 
@@ -99,6 +102,17 @@ enum Sizing {
 struct Subject {
     mr: SharedResource,
     peak: Box<dyn Fn() -> usize>,
+    /// Runs when the subject is done (the async baseline gives its cached memory back, so
+    /// the next resource sees the device's free memory).
+    cleanup: Option<Box<dyn FnOnce()>>,
+}
+
+impl Drop for Subject {
+    fn drop(&mut self) {
+        if let Some(f) = self.cleanup.take() {
+            f();
+        }
+    }
 }
 
 fn make(name: &str, sizing: Sizing) -> Result<Subject> {
@@ -108,9 +122,31 @@ fn make(name: &str, sizing: Sizing) -> Result<Subject> {
         let u = upstream.clone();
         move || u.peak.load(Ordering::Relaxed)
     };
-    let _ = sizing;
+    let up: SharedResource = upstream.clone();
+    let half = || rmm::device::percent_of_free_device_memory(50);
+    let initial = || -> Result<usize> {
+        Ok(match sizing {
+            Sizing::HalfFree => half()?,
+            Sizing::Grow => 0,
+        })
+    };
     let mr: SharedResource = match name {
         "cuda" => upstream.clone(),
+        "pool" => Arc::new(PoolMemoryResource::new(up, initial()?, None)?),
+        "binning" => {
+            let pool: SharedResource = Arc::new(PoolMemoryResource::new(up, initial()?, None)?);
+            Arc::new(BinningMemoryResource::with_range(pool, 18, 22)?)
+        }
+        "arena" => {
+            let size = match sizing {
+                Sizing::HalfFree => {
+                    let free = rmm::device::available_device_memory()?.free;
+                    (free.saturating_sub(64 * MIB)) & !255
+                }
+                Sizing::Grow => 4096 * MIB,
+            };
+            Arc::new(ArenaMemoryResource::new(up, Some(size), false)?)
+        }
         "async" => {
             let dev = rt.get_device().map_err(|e| Error::runtime(-1, e))?;
             let pool = rt
@@ -126,9 +162,14 @@ fn make(name: &str, sizing: Sizing) -> Result<Subject> {
                 rt.mem_pool_get_attribute(pool, MemPoolAttr::ReservedMemHigh)
                     .unwrap_or(0) as usize
             };
+            let cleanup = move || {
+                let _ = rt.device_synchronize();
+                let _ = rt.mem_pool_trim_to(pool, 0);
+            };
             return Ok(Subject {
                 mr: Arc::new(RuntimeAsync { rt }),
                 peak: Box::new(peak),
+                cleanup: Some(Box::new(cleanup)),
             });
         }
         other => {
@@ -141,10 +182,11 @@ fn make(name: &str, sizing: Sizing) -> Result<Subject> {
     Ok(Subject {
         mr,
         peak: Box::new(counted),
+        cleanup: None,
     })
 }
 
-const RESOURCES: &[&str] = &["cuda", "async"];
+const RESOURCES: &[&str] = &["cuda", "async", "pool", "binning", "arena"];
 
 /// A small, fast, seedable generator (xorshift64*), so runs are repeatable.
 struct Rng(u64);
