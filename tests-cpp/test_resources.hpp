@@ -4,10 +4,14 @@
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/check.hpp>
 #include <rmm/error.hpp>
+#include <rmm/mr/device/arena_memory_resource.hpp>
+#include <rmm/mr/device/binning_memory_resource.hpp>
 #include <rmm/mr/device/callback_memory_resource.hpp>
 #include <rmm/mr/device/cuda_memory_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/mr/device/fixed_size_memory_resource.hpp>
 #include <rmm/mr/device/managed_memory_resource.hpp>
+#include <rmm/mr/device/pool_memory_resource.hpp>
 #include <rmm/mr/device/system_memory_resource.hpp>
 #include <rmm/mr/pinned_host_memory_resource.hpp>
 #include <rmm/rmm.h>
@@ -152,6 +156,51 @@ inline std::shared_ptr<rmm::mr::device_memory_resource> make_user_subclass()
 inline std::shared_ptr<rmm::mr::device_memory_resource> make_old_api_subclass()
 {
   return std::make_shared<old_api_resource>();
+}
+
+/// A pool over a cuda_memory_resource, starting with `initial` bytes.
+template <std::size_t Initial>
+std::shared_ptr<rmm::mr::device_memory_resource> make_pool()
+{
+  struct holder {
+    rmm::mr::cuda_memory_resource upstream{};
+    rmm::mr::pool_memory_resource<rmm::mr::cuda_memory_resource> mr{&upstream, Initial};
+  };
+  auto h = std::make_shared<holder>();
+  return share(h, &h->mr);
+}
+/// A fixed_size resource of 1 MiB blocks over a cuda_memory_resource.
+inline std::shared_ptr<rmm::mr::device_memory_resource> make_fixed_size()
+{
+  struct holder {
+    rmm::mr::cuda_memory_resource upstream{};
+    rmm::mr::fixed_size_memory_resource<rmm::mr::cuda_memory_resource> mr{&upstream, 1 << 20};
+  };
+  auto h = std::make_shared<holder>();
+  return share(h, &h->mr);
+}
+/// A binning resource (bins 2^10..2^20) over a pool over a cuda_memory_resource.
+inline std::shared_ptr<rmm::mr::device_memory_resource> make_binning()
+{
+  using pool_mr = rmm::mr::pool_memory_resource<rmm::mr::cuda_memory_resource>;
+  struct holder {
+    rmm::mr::cuda_memory_resource upstream{};
+    pool_mr pool{&upstream, 0};
+    rmm::mr::binning_memory_resource<pool_mr> mr{&pool, 10, 20};
+  };
+  auto h = std::make_shared<holder>();
+  return share(h, &h->mr);
+}
+/// An arena of 256 MiB over a cuda_memory_resource.
+inline std::shared_ptr<rmm::mr::device_memory_resource> make_arena()
+{
+  struct holder {
+    rmm::mr::cuda_memory_resource upstream{};
+    rmm::mr::arena_memory_resource<rmm::mr::cuda_memory_resource> mr{&upstream,
+                                                                     std::size_t{256} << 20};
+  };
+  auto h = std::make_shared<holder>();
+  return share(h, &h->mr);
 }
 
 /// Copies device (or host-accessible) memory to a host vector, in stream order, and waits.
