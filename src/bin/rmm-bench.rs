@@ -448,6 +448,33 @@ fn run_workload(name: &str, w: &str, quick: bool, rows: &mut Vec<Row>) -> Result
     Ok(())
 }
 
+fn ns_per_op(s: &Sample) -> f64 {
+    if s.ops > 0 {
+        s.seconds * 1e9 / s.ops as f64
+    } else {
+        0.0
+    }
+}
+
+fn print_row(r: &Row) {
+    let mut note = r.note.clone();
+    if r.sample.failures > 0 {
+        let _ = write!(note, " ({} allocation failures)", r.sample.failures);
+    }
+    println!(
+        "{:<12} {:<30} {:>10.1} {:>10.1} {:>12.1} {:>12.1}  {}",
+        r.resource,
+        r.workload,
+        r.sample.seconds * 1e3,
+        ns_per_op(&r.sample),
+        r.sample.peak_upstream as f64 / MIB as f64,
+        r.sample.peak_live as f64 / MIB as f64,
+        note
+    );
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut resources: Vec<String> = RESOURCES.iter().map(|s| s.to_string()).collect();
@@ -485,9 +512,18 @@ fn main() {
     };
     println!("runtime: {}", rt.description());
     let mut rows = Vec::new();
+    println!(
+        "\n{:<12} {:<30} {:>10} {:>10} {:>12} {:>12}  note",
+        "resource", "workload", "total ms", "ns/op", "peak up MiB", "peak live MiB"
+    );
     for w in &workloads {
         for r in &resources {
-            if let Err(e) = run_workload(r, w, quick, &mut rows) {
+            let before = rows.len();
+            let outcome = run_workload(r, w, quick, &mut rows);
+            for row in &rows[before..] {
+                print_row(row);
+            }
+            if let Err(e) = outcome {
                 eprintln!("rmm-bench: {r} {w}: {e}");
                 rows.push(Row {
                     resource: r.clone(),
@@ -495,34 +531,13 @@ fn main() {
                     sample: Sample::default(),
                     note: format!("error: {e}"),
                 });
+                print_row(rows.last().expect("row just pushed"));
             }
         }
     }
-    println!(
-        "\n{:<12} {:<30} {:>10} {:>10} {:>12} {:>12}  note",
-        "resource", "workload", "total ms", "ns/op", "peak up MiB", "peak live MiB"
-    );
     let mut out = String::from("[\n");
     for (i, r) in rows.iter().enumerate() {
-        let ns = if r.sample.ops > 0 {
-            r.sample.seconds * 1e9 / r.sample.ops as f64
-        } else {
-            0.0
-        };
-        let mut note = r.note.clone();
-        if r.sample.failures > 0 {
-            let _ = write!(note, " ({} allocation failures)", r.sample.failures);
-        }
-        println!(
-            "{:<12} {:<30} {:>10.1} {:>10.1} {:>12.1} {:>12.1}  {}",
-            r.resource,
-            r.workload,
-            r.sample.seconds * 1e3,
-            ns,
-            r.sample.peak_upstream as f64 / MIB as f64,
-            r.sample.peak_live as f64 / MIB as f64,
-            note
-        );
+        let ns = ns_per_op(&r.sample);
         let mut m = BTreeMap::new();
         m.insert("resource", format!("{:?}", r.resource));
         m.insert("workload", format!("{:?}", r.workload));
