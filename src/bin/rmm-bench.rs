@@ -284,9 +284,17 @@ fn churn(
         live_bytes += s;
     }
     peak = peak.max(live_bytes);
+    // The random choices are drawn before the clock starts: the loop times the allocator,
+    // not the generator (a log-uniform draw costs about as much as a pool operation).
+    let plan: Vec<(u32, u32)> = (0..steps)
+        .map(|_| {
+            let i = rng.range(0, live.len() - 1) as u32;
+            (i, rng.log_uniform(256, MIB) as u32)
+        })
+        .collect();
     let start = Instant::now();
-    for _ in 0..steps {
-        let i = rng.range(0, live.len() - 1);
+    for &(i, size) in &plan {
+        let (i, size) = (i as usize, size as usize);
         let (p, s, si) = live[i];
         let free_stream = if rotate_free {
             (si + 1) % streams.len()
@@ -295,7 +303,6 @@ fn churn(
         };
         mr.deallocate(p, s, streams[free_stream])?;
         live_bytes -= s;
-        let size = rng.log_uniform(256, MIB);
         let ai = k % streams.len();
         k += 1;
         live[i] = (mr.allocate(size, streams[ai])?, size, ai);
