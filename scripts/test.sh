@@ -35,6 +35,10 @@ fi
 step "cargo test --release (RMM_RUNTIME=$RMM_RUNTIME)"
 cargo test --release
 
+step "benchmark smoke run (rmm-bench --quick, RMM_RUNTIME=$RMM_RUNTIME)"
+mkdir -p build
+cargo run --release --bin rmm-bench -- --quick --json build/bench-smoke.json
+
 step "cmake configure/build/install (build/, install/)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$root/install" \
   -DRMM_BUILD_TESTS=ON

@@ -143,7 +143,8 @@ fn make(name: &str, sizing: Sizing) -> Result<Subject> {
                     let free = rmm::device::available_device_memory()?.free;
                     (free.saturating_sub(64 * MIB)) & !255
                 }
-                Sizing::Grow => 4096 * MIB,
+                // An arena cannot grow: the smallest size that W4's working set fits in.
+                Sizing::Grow => 256 * MIB,
             };
             Arc::new(ArenaMemoryResource::new(up, Some(size), false)?)
         }
@@ -187,6 +188,28 @@ fn make(name: &str, sizing: Sizing) -> Result<Subject> {
 }
 
 const RESOURCES: &[&str] = &["cuda", "async", "pool", "binning", "arena"];
+
+/// Streams made for a workload, destroyed when dropped (after the resources using them).
+struct Streams(Vec<Stream>, &'static dyn Runtime);
+
+impl Streams {
+    fn new(rt: &'static dyn Runtime, n: usize) -> Result<Self> {
+        let v = (0..n)
+            .map(|_| rt.stream_create(StreamFlags { non_blocking: true }))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|e| Error::runtime(0, e))?;
+        Ok(Streams(v, rt))
+    }
+}
+
+impl Drop for Streams {
+    fn drop(&mut self) {
+        let _ = self.1.device_synchronize();
+        for s in &self.0 {
+            let _ = self.1.stream_destroy(*s);
+        }
+    }
+}
 
 /// A small, fast, seedable generator (xorshift64*), so runs are repeatable.
 struct Rng(u64);
@@ -372,13 +395,13 @@ fn run_workload(name: &str, w: &str, quick: bool, rows: &mut Vec<Row>) -> Result
         }
         "w3" => {
             let steps = scale(if slow { 20_000 } else { 200_000 });
+            // Streams outlive the resource: pools keep per-stream state, and a stream must not
+            // be destroyed while a resource still knows it (the documented rule).
+            let all_streams = Streams::new(rt, 16)?;
             let subject = make(name, Sizing::HalfFree)?;
             let mut base = 0.0;
             for t in [1usize, 2, 4, 8, 16] {
-                let streams: Vec<Stream> = (0..t)
-                    .map(|_| rt.stream_create(StreamFlags { non_blocking: true }))
-                    .collect::<std::result::Result<_, _>>()
-                    .map_err(|e| Error::runtime(0, e))?;
+                let streams = &all_streams.0[..t];
                 let mr = subject.mr.clone();
                 let s = median(|| {
                     let start = Instant::now();
@@ -409,9 +432,6 @@ fn run_workload(name: &str, w: &str, quick: bool, rows: &mut Vec<Row>) -> Result
                 if t == 1 {
                     base = rate;
                 }
-                for st in streams {
-                    let _ = rt.stream_destroy(st);
-                }
                 rows.push(Row {
                     resource: name.into(),
                     workload: format!("W3 threads T={t}"),
@@ -425,17 +445,12 @@ fn run_workload(name: &str, w: &str, quick: bool, rows: &mut Vec<Row>) -> Result
         }
         "w4" => {
             let steps = scale(if slow { 20_000 } else { 200_000 });
-            let streams: Vec<Stream> = (0..4)
-                .map(|_| rt.stream_create(StreamFlags { non_blocking: true }))
-                .collect::<std::result::Result<_, _>>()
-                .map_err(|e| Error::runtime(0, e))?;
+            let streams = Streams::new(rt, 4)?;
             let subject = make(name, Sizing::Grow)?;
-            let mut s = median(|| churn(subject.mr.as_ref(), steps, 11, &streams, true))?;
+            let mut s = median(|| churn(subject.mr.as_ref(), steps, 11, &streams.0, true))?;
             rt.device_synchronize().ok();
             s.peak_upstream = (subject.peak)();
-            for st in streams {
-                let _ = rt.stream_destroy(st);
-            }
+            drop(subject);
             rows.push(Row {
                 resource: name.into(),
                 workload: format!("W4 streams {steps} steps"),
@@ -569,5 +584,9 @@ fn main() {
             eprintln!("rmm-bench: cannot write {path}: {e}");
             std::process::exit(1);
         }
+    }
+    // A workload that failed must fail the run (the test command's smoke run relies on it).
+    if rows.iter().any(|r| r.note.starts_with("error:")) {
+        std::process::exit(1);
     }
 }
