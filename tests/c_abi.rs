@@ -546,3 +546,33 @@ fn sub_allocators_through_the_c_abi() {
         assert_eq!(rmm_resource_release(h), RMM_STATUS_SUCCESS);
     }
 }
+
+#[test]
+fn binning_bin_larger_than_upstream_can_give_is_refused_clearly() {
+    init();
+    let up = cuda();
+    let mut bins = null_mut();
+    // SAFETY: valid handles and out-pointers.
+    unsafe {
+        assert_eq!(
+            rmm_binning_create(up, -1, -1, &mut bins),
+            RMM_STATUS_SUCCESS
+        );
+        let huge = 1usize << 40;
+        let s = rmm_binning_add_bin(bins, huge, null_mut());
+        assert_eq!(s, RMM_STATUS_OUT_OF_MEMORY, "{}", last_error());
+        let msg = last_error();
+        assert!(msg.contains(&huge.to_string()), "{msg}");
+        // Nothing changed: small requests still go to the upstream and work.
+        let mut p = null_mut();
+        assert_eq!(rmm_allocate(bins, 4096, &mut p), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_deallocate(bins, p, 4096), RMM_STATUS_SUCCESS);
+        assert_eq!(
+            rmm_binning_create(up, 0, 70, &mut bins),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+    }
+    for h in [bins, up] {
+        assert_eq!(rmm_resource_release(h), RMM_STATUS_SUCCESS);
+    }
+}
