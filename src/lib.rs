@@ -18,6 +18,7 @@
 pub mod device;
 pub mod error;
 pub mod ffi;
+pub mod logger;
 pub mod mr;
 pub mod runtime;
 

@@ -232,7 +232,8 @@ std::vector<mr_factory> all_factories()
           {"pool_initial_64MiB", &rmm_test::make_pool<std::size_t{64} << 20>},
           {"fixed_size_1MiB", &rmm_test::make_fixed_size, std::size_t{1} << 20},
           {"binning_10_20_over_pool", &rmm_test::make_binning},
-          {"arena_256MiB", &rmm_test::make_arena}};
+          {"arena_256MiB", &rmm_test::make_arena},
+          {"logging_over_cuda", &rmm_test::make_logging}};
 }
 
 INSTANTIATE_TEST_SUITE_P(AllResources,

@@ -10,6 +10,7 @@
 #include <rmm/mr/device/cuda_memory_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/mr/device/fixed_size_memory_resource.hpp>
+#include <rmm/mr/device/logging_resource_adaptor.hpp>
 #include <rmm/mr/device/managed_memory_resource.hpp>
 #include <rmm/mr/device/pool_memory_resource.hpp>
 #include <rmm/mr/device/system_memory_resource.hpp>
@@ -18,6 +19,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include <filesystem>
+#include <random>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -198,6 +201,36 @@ inline std::shared_ptr<rmm::mr::device_memory_resource> make_arena()
     rmm::mr::cuda_memory_resource upstream{};
     rmm::mr::arena_memory_resource<rmm::mr::cuda_memory_resource> mr{&upstream,
                                                                      std::size_t{256} << 20};
+  };
+  auto h = std::make_shared<holder>();
+  return share(h, &h->mr);
+}
+
+/// A fresh path in the temporary directory (the file is not created).
+inline std::string temp_log_path(std::string const& stem)
+{
+  static std::atomic<unsigned> counter{0};
+  std::random_device rd;
+  auto name = stem + "_" + std::to_string(rd()) + "_" + std::to_string(counter++) + ".csv";
+  return (std::filesystem::temp_directory_path() / name).string();
+}
+
+/// A logging_resource_adaptor over a cuda_memory_resource, writing to a temporary file
+/// (removed when the resource is destroyed).
+inline std::shared_ptr<rmm::mr::device_memory_resource> make_logging()
+{
+  struct holder {
+    std::string path{temp_log_path("rmm_mr_test_log")};
+    rmm::mr::cuda_memory_resource upstream{};
+    rmm::mr::logging_resource_adaptor<rmm::mr::cuda_memory_resource> mr{&upstream, path};
+    holder()                         = default;
+    holder(holder const&)            = delete;
+    holder& operator=(holder const&) = delete;
+    ~holder()
+    {
+      std::error_code ec;
+      std::filesystem::remove(path, ec);
+    }
   };
   auto h = std::make_shared<holder>();
   return share(h, &h->mr);

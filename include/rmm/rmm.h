@@ -125,6 +125,12 @@ typedef struct {
 } rmm_callback_vtable;
 
 /**
+ * Receives the event log's bytes: `len` bytes at `data`; `data` NULL (with `len` 0) asks
+ * the receiver to flush. Called with rows whole, one caller at a time.
+ */
+typedef void (*rmm_log_write_fn)(const char *data, size_t len, void *arg);
+
+/**
  * What a pool holds (beyond hipMM: free-block count, largest block, fragmentation).
  */
 typedef struct {
@@ -287,6 +293,53 @@ rmm_status_t rmm_fixed_size_create(rmm_resource_t upstream,
  * The block size of a fixed-size resource.
  */
 rmm_status_t rmm_fixed_size_get_block_size(rmm_resource_t resource, size_t *block_size);
+
+/**
+ * Creates a `logging_resource_adaptor` over `upstream` writing RMM's CSV event log to
+ * `filename` (created or truncated); with `filename` NULL, to the file named by
+ * `RMM_LOG_FILE` (an error when unset). `auto_flush` non-zero flushes every row.
+ */
+rmm_status_t rmm_logging_create(rmm_resource_t upstream,
+                                const char *filename,
+                                int auto_flush,
+                                rmm_resource_t *out);
+
+/**
+ * Creates a `logging_resource_adaptor` whose CSV goes to `write(data, len, arg)` (RMM's
+ * `std::ostream&` constructor, bridged by the C++ wrapper). `write` must accept calls
+ * from any thread (one at a time) until the adaptor's last handle is released.
+ */
+rmm_status_t rmm_logging_create_with_callback(rmm_resource_t upstream,
+                                              rmm_log_write_fn write,
+                                              void *arg,
+                                              int auto_flush,
+                                              rmm_resource_t *out);
+
+/**
+ * Writes the adaptor's buffered rows out.
+ */
+rmm_status_t rmm_logging_flush(rmm_resource_t mr);
+
+/**
+ * Sets the debug log's level: 0 trace, 1 debug, 2 info, 3 warn, 4 error, 5 critical,
+ * 6 off (RMM's `level_enum`). The log goes to `RMM_DEBUG_LOG_FILE`, else stderr.
+ */
+rmm_status_t rmm_set_debug_log_level(int level);
+
+/**
+ * The debug log's level (see `rmm_set_debug_log_level`).
+ */
+rmm_status_t rmm_get_debug_log_level(int *level);
+
+/**
+ * Writes `message` to the debug log at `level` (when the level is enabled).
+ */
+rmm_status_t rmm_debug_log(int level, const char *message);
+
+/**
+ * Flushes the debug log.
+ */
+rmm_status_t rmm_debug_log_flush(void);
 
 /**
  * Creates a `managed_memory_resource`: managed memory (`hipMallocManaged`/`cudaMallocManaged`).

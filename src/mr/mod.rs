@@ -8,8 +8,10 @@
 mod arena;
 mod binning;
 mod callback;
+pub mod config;
 mod cuda;
 mod fixed_size;
+mod logging;
 mod managed;
 mod per_device;
 mod pinned_host;
@@ -34,6 +36,8 @@ pub use binning::BinningMemoryResource;
 pub use callback::{AllocateFn, CallbackMemoryResource, DeallocateFn};
 pub use cuda::CudaMemoryResource;
 pub use fixed_size::{FixedSizeMemoryResource, DEFAULT_BLOCKS_TO_PREALLOCATE, DEFAULT_BLOCK_SIZE};
+pub(crate) use logging::flush_live_logs;
+pub use logging::{LoggingResourceAdaptor, LOG_FILE_ENV, LOG_HEADER};
 pub use managed::ManagedMemoryResource;
 pub use per_device::{
     get_current_device_resource, get_per_device_resource, get_per_device_resource_tagged,

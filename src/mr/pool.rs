@@ -604,7 +604,10 @@ impl PoolMemoryResource {
         let mut try_size = bytes.max(inner.pool_size).min(room);
         loop {
             match self.add_chunk(inner, try_size, stream, s) {
-                Ok(()) => return Ok(()),
+                Ok(()) => {
+                    log::debug!("{NAME}: grew by {try_size} bytes to {}", inner.pool_size);
+                    return Ok(());
+                }
                 Err(Error::OutOfMemory { detail, .. }) => {
                     if try_size == bytes {
                         let why = format!(
