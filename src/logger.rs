@@ -163,7 +163,7 @@ pub fn flush() {
 
 /// The calling thread's operating-system thread id (what RMM's logs print).
 pub fn os_thread_id() -> u64 {
-    crate::ffi::os_thread_id()
+    crate::runtime::os::thread_id()
 }
 
 /// Local wall-clock time of day: hours, minutes, seconds, microseconds.

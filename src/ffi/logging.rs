@@ -1,6 +1,4 @@
-//! `rmm_logging_create*` (the event log adaptor), the debug log's level and messages, and
-//! the two operating-system calls the logs need (kept here, with the crate's other
-//! `unsafe` boundary code).
+//! `rmm_logging_create*` (the event log adaptor) and the debug log's level and messages.
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::io::Write;
@@ -12,28 +10,6 @@ use super::{create, downcast, resource_of, rmm_resource_t, rmm_status_t, write_o
 use crate::error::Error;
 use crate::logger::Level;
 use crate::mr::LoggingResourceAdaptor;
-
-/// The calling thread's OS thread id (`gettid`), as RMM's logs print it.
-pub(crate) fn os_thread_id() -> u64 {
-    // SAFETY: gettid takes no arguments, cannot fail and touches no memory of ours.
-    let tid = unsafe { libc::gettid() };
-    tid as u64
-}
-
-extern "C" fn flush_logs_at_exit() {
-    // Never unwind into libc's exit.
-    let _ = std::panic::catch_unwind(crate::mr::flush_live_logs);
-    let _ = std::panic::catch_unwind(crate::logger::flush);
-}
-
-/// Registers the exit hook that flushes live event logs (called once).
-pub(crate) fn register_exit_flush() {
-    // SAFETY: `flush_logs_at_exit` is a plain `extern "C" fn()` that never unwinds.
-    let rc = unsafe { libc::atexit(flush_logs_at_exit) };
-    if rc != 0 {
-        log::warn!("logging_resource_adaptor: cannot register the exit flush (atexit failed)");
-    }
-}
 
 fn path_arg(filename: *const c_char) -> Result<Option<PathBuf>, Error> {
     if filename.is_null() {

@@ -43,7 +43,6 @@ pub use cuda::*;
 pub use device::*;
 pub use fixed_size::*;
 pub use logging::*;
-pub(crate) use logging::{os_thread_id, register_exit_flush};
 pub use managed::*;
 pub use per_device::*;
 pub use pinned_host::*;

@@ -42,6 +42,13 @@ static LIVE: Mutex<Vec<Weak<Sink>>> = Mutex::new(Vec::new());
 static EXIT_HOOK: Once = Once::new();
 
 /// Flushes every live event log (run at process exit).
+extern "C" fn flush_logs_at_exit() {
+    // Never unwind into libc's exit.
+    let _ = std::panic::catch_unwind(flush_live_logs);
+    let _ = std::panic::catch_unwind(crate::logger::flush);
+}
+
+/// Flushes every live event log (at exit, so no row is lost).
 pub(crate) fn flush_live_logs() {
     let live: Vec<Arc<Sink>> = LIVE.lock().iter().filter_map(Weak::upgrade).collect();
     for sink in live {
@@ -50,7 +57,11 @@ pub(crate) fn flush_live_logs() {
 }
 
 fn register(sink: &Arc<Sink>) {
-    EXIT_HOOK.call_once(crate::ffi::register_exit_flush);
+    EXIT_HOOK.call_once(|| {
+        if !crate::runtime::os::at_exit(flush_logs_at_exit) {
+            log::warn!("logging_resource_adaptor: cannot register the exit flush (atexit failed)");
+        }
+    });
     let mut live = LIVE.lock();
     live.retain(|w| w.strong_count() > 0);
     live.push(Arc::downgrade(sink));

@@ -36,7 +36,6 @@ pub use binning::BinningMemoryResource;
 pub use callback::{AllocateFn, CallbackMemoryResource, DeallocateFn};
 pub use cuda::CudaMemoryResource;
 pub use fixed_size::{FixedSizeMemoryResource, DEFAULT_BLOCKS_TO_PREALLOCATE, DEFAULT_BLOCK_SIZE};
-pub(crate) use logging::flush_live_logs;
 pub use logging::{LoggingResourceAdaptor, LOG_FILE_ENV, LOG_HEADER};
 pub use managed::ManagedMemoryResource;
 pub use per_device::{

@@ -13,6 +13,7 @@ mod dl;
 mod gpu;
 pub mod hip;
 pub mod host;
+pub mod os;
 mod select;
 
 use std::ffi::c_void;
