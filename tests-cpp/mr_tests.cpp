@@ -233,7 +233,12 @@ std::vector<mr_factory> all_factories()
           {"fixed_size_1MiB", &rmm_test::make_fixed_size, std::size_t{1} << 20},
           {"binning_10_20_over_pool", &rmm_test::make_binning},
           {"arena_256MiB", &rmm_test::make_arena},
-          {"logging_over_cuda", &rmm_test::make_logging}};
+          {"logging_over_cuda", &rmm_test::make_logging},
+          {"statistics_over_cuda", &rmm_test::make_statistics},
+          {"limiting_1GiB_over_cuda", &rmm_test::make_limiting},
+          {"aligned_4096_over_cuda", &rmm_test::make_aligned},
+          {"tracking_over_pool", &rmm_test::make_tracking},
+          {"thread_safe_over_pool", &rmm_test::make_thread_safe}};
 }
 
 INSTANTIATE_TEST_SUITE_P(AllResources,

@@ -4,6 +4,7 @@
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/check.hpp>
 #include <rmm/error.hpp>
+#include <rmm/mr/device/aligned_resource_adaptor.hpp>
 #include <rmm/mr/device/arena_memory_resource.hpp>
 #include <rmm/mr/device/binning_memory_resource.hpp>
 #include <rmm/mr/device/callback_memory_resource.hpp>
@@ -11,9 +12,13 @@
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/mr/device/fixed_size_memory_resource.hpp>
 #include <rmm/mr/device/logging_resource_adaptor.hpp>
+#include <rmm/mr/device/limiting_resource_adaptor.hpp>
 #include <rmm/mr/device/managed_memory_resource.hpp>
 #include <rmm/mr/device/pool_memory_resource.hpp>
+#include <rmm/mr/device/statistics_resource_adaptor.hpp>
 #include <rmm/mr/device/system_memory_resource.hpp>
+#include <rmm/mr/device/thread_safe_resource_adaptor.hpp>
+#include <rmm/mr/device/tracking_resource_adaptor.hpp>
 #include <rmm/mr/pinned_host_memory_resource.hpp>
 #include <rmm/rmm.h>
 
@@ -231,6 +236,61 @@ inline std::shared_ptr<rmm::mr::device_memory_resource> make_logging()
       std::error_code ec;
       std::filesystem::remove(path, ec);
     }
+  };
+  auto h = std::make_shared<holder>();
+  return share(h, &h->mr);
+}
+/// A statistics adaptor over a cuda_memory_resource.
+inline std::shared_ptr<rmm::mr::device_memory_resource> make_statistics()
+{
+  struct holder {
+    rmm::mr::cuda_memory_resource upstream{};
+    rmm::mr::statistics_resource_adaptor<rmm::mr::cuda_memory_resource> mr{&upstream};
+  };
+  auto h = std::make_shared<holder>();
+  return share(h, &h->mr);
+}
+/// A limiting adaptor (1 GiB) over a cuda_memory_resource.
+inline std::shared_ptr<rmm::mr::device_memory_resource> make_limiting()
+{
+  struct holder {
+    rmm::mr::cuda_memory_resource upstream{};
+    rmm::mr::limiting_resource_adaptor<rmm::mr::cuda_memory_resource> mr{&upstream,
+                                                                         std::size_t{1} << 30};
+  };
+  auto h = std::make_shared<holder>();
+  return share(h, &h->mr);
+}
+/// An aligned adaptor (4096) over a cuda_memory_resource.
+inline std::shared_ptr<rmm::mr::device_memory_resource> make_aligned()
+{
+  struct holder {
+    rmm::mr::cuda_memory_resource upstream{};
+    rmm::mr::aligned_resource_adaptor<rmm::mr::cuda_memory_resource> mr{&upstream, 4096};
+  };
+  auto h = std::make_shared<holder>();
+  return share(h, &h->mr);
+}
+/// A tracking adaptor over a pool over a cuda_memory_resource.
+inline std::shared_ptr<rmm::mr::device_memory_resource> make_tracking()
+{
+  using pool_mr = rmm::mr::pool_memory_resource<rmm::mr::cuda_memory_resource>;
+  struct holder {
+    rmm::mr::cuda_memory_resource upstream{};
+    pool_mr pool{&upstream, 0};
+    rmm::mr::tracking_resource_adaptor<pool_mr> mr{&pool};
+  };
+  auto h = std::make_shared<holder>();
+  return share(h, &h->mr);
+}
+/// A thread_safe adaptor over a pool over a cuda_memory_resource.
+inline std::shared_ptr<rmm::mr::device_memory_resource> make_thread_safe()
+{
+  using pool_mr = rmm::mr::pool_memory_resource<rmm::mr::cuda_memory_resource>;
+  struct holder {
+    rmm::mr::cuda_memory_resource upstream{};
+    pool_mr pool{&upstream, 0};
+    rmm::mr::thread_safe_resource_adaptor<pool_mr> mr{&pool};
   };
   auto h = std::make_shared<holder>();
   return share(h, &h->mr);

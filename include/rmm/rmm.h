@@ -125,6 +125,13 @@ typedef struct {
 } rmm_callback_vtable;
 
 /**
+ * Called after an out-of-memory failure with the requested size and the `arg` given at
+ * creation; returns true to retry the allocation, false to let the failure through.
+ * It must not unwind (a C++ callback must catch its exceptions).
+ */
+typedef bool (*rmm_failure_callback_t)(size_t bytes, void *arg);
+
+/**
  * Receives the event log's bytes: `len` bytes at `data`; `data` NULL (with `len` 0) asks
  * the receiver to flush. Called with rows whole, one caller at a time.
  */
@@ -161,6 +168,38 @@ typedef struct {
 } rmm_pool_stats;
 
 /**
+ * One statistic: current value, peak, and running total of increments.
+ */
+typedef struct {
+  /**
+   * Current value.
+   */
+  int64_t value;
+  /**
+   * Highest value seen.
+   */
+  int64_t peak;
+  /**
+   * Sum of all increments.
+   */
+  int64_t total;
+} rmm_counter;
+
+/**
+ * The counters of a statistics adaptor (its current frame).
+ */
+typedef struct {
+  /**
+   * Bytes allocated.
+   */
+  rmm_counter bytes;
+  /**
+   * Number of allocations.
+   */
+  rmm_counter allocations;
+} rmm_statistics_counters;
+
+/**
  * An event: the runtime's `hipEvent_t` / `cudaEvent_t`.
  */
 typedef void *rmm_event_t;
@@ -168,6 +207,24 @@ typedef void *rmm_event_t;
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Creates an `aligned_resource_adaptor` over `upstream`: allocations of at least
+ * `alignment_threshold` bytes are aligned to `alignment` (a power of two, at least 256;
+ * else `RMM_STATUS_INVALID_ARGUMENT` naming it). hipMM's defaults are 256 and 0.
+ */
+rmm_status_t rmm_aligned_adaptor_create(rmm_resource_t upstream,
+                                        size_t alignment,
+                                        size_t alignment_threshold,
+                                        rmm_resource_t *out);
+
+/**
+ * Writes to `out` a new reference to the upstream of `resource` (an adaptor or a
+ * sub-allocator: pool, fixed_size, binning, arena). A resource with no upstream (cuda,
+ * managed, ...) gives `RMM_STATUS_INVALID_ARGUMENT` and leaves `out` unchanged. Release
+ * the returned handle with `rmm_resource_release`.
+ */
+rmm_status_t rmm_resource_get_upstream(rmm_resource_t resource, rmm_resource_t *out);
 
 /**
  * Creates an `arena_memory_resource` over `upstream`: a global arena of `arena_size` bytes
@@ -280,6 +337,17 @@ rmm_status_t rmm_available_device_memory(size_t *free_bytes, size_t *total_bytes
 rmm_status_t rmm_percent_of_free_device_memory(int32_t percent, size_t *bytes);
 
 /**
+ * Creates a `failure_callback_resource_adaptor` over `upstream`: each allocation that fails
+ * with out-of-memory calls `callback(bytes, arg)` and is retried while it returns true.
+ * `callback` must not be NULL; `arg` is passed through untouched and must stay valid (and
+ * be usable from any thread) for the adaptor's lifetime.
+ */
+rmm_status_t rmm_failure_callback_adaptor_create(rmm_resource_t upstream,
+                                                 rmm_failure_callback_t callback,
+                                                 void *arg,
+                                                 rmm_resource_t *out);
+
+/**
  * Creates a `fixed_size_memory_resource` over `upstream`: blocks of `block_size` bytes
  * (0: 1 MiB; rounded up to 256), taken `blocks_to_preallocate` at a time (0: 128).
  * Requests larger than a block fail.
@@ -293,6 +361,27 @@ rmm_status_t rmm_fixed_size_create(rmm_resource_t upstream,
  * The block size of a fixed-size resource.
  */
 rmm_status_t rmm_fixed_size_get_block_size(rmm_resource_t resource, size_t *block_size);
+
+/**
+ * Creates a `limiting_resource_adaptor` over `upstream` allowing `allocation_limit` bytes
+ * outstanding, each request counted rounded up to `alignment` (a power of two; hipMM's
+ * default is 256). A limit of 0 is allowed: every non-empty allocation then fails with
+ * `RMM_STATUS_OUT_OF_MEMORY`.
+ */
+rmm_status_t rmm_limiting_adaptor_create(rmm_resource_t upstream,
+                                         size_t allocation_limit,
+                                         size_t alignment,
+                                         rmm_resource_t *out);
+
+/**
+ * Bytes currently allocated through a limiting adaptor (rounded up to its alignment).
+ */
+rmm_status_t rmm_limiting_adaptor_get_allocated_bytes(rmm_resource_t adaptor, size_t *bytes);
+
+/**
+ * The allocation limit of a limiting adaptor.
+ */
+rmm_status_t rmm_limiting_adaptor_get_allocation_limit(rmm_resource_t adaptor, size_t *limit);
 
 /**
  * Creates a `logging_resource_adaptor` over `upstream` writing RMM's CSV event log to
@@ -425,6 +514,13 @@ rmm_status_t rmm_pool_get_stats(rmm_resource_t pool, rmm_pool_stats *stats);
 rmm_status_t rmm_pool_release(rmm_resource_t pool, size_t *released);
 
 /**
+ * Creates a `prefetch_resource_adaptor` over `upstream`: each new allocation is prefetched
+ * to the current device on its stream. The prefetch is a hint: where the runtime cannot
+ * prefetch (memory that is not managed, no prefetch support) the allocation still succeeds.
+ */
+rmm_status_t rmm_prefetch_adaptor_create(rmm_resource_t upstream, rmm_resource_t *out);
+
+/**
  * The fixed, human-readable description of a status code (never NULL).
  */
 const char *rmm_status_string(uint32_t status);
@@ -481,6 +577,31 @@ rmm_status_t rmm_deallocate_async(rmm_resource_t resource,
                                   void *ptr,
                                   size_t bytes,
                                   rmm_stream_t stream);
+
+/**
+ * Creates a `statistics_resource_adaptor` over `upstream` with zeroed counters.
+ */
+rmm_status_t rmm_statistics_adaptor_create(rmm_resource_t upstream, rmm_resource_t *out);
+
+/**
+ * The byte and allocation counters of the current frame, read together.
+ */
+rmm_status_t rmm_statistics_adaptor_get_counters(rmm_resource_t adaptor,
+                                                 rmm_statistics_counters *counters);
+
+/**
+ * Starts a new frame of zeroed counters. `previous` (nullable) gets the counters of the
+ * frame below it, as they were.
+ */
+rmm_status_t rmm_statistics_adaptor_push_counters(rmm_resource_t adaptor,
+                                                  rmm_statistics_counters *previous);
+
+/**
+ * Ends the current frame, folding it into the one below; `popped` (nullable) gets its
+ * counters. Without a matching push: `RMM_STATUS_INVALID_ARGUMENT`, nothing changes.
+ */
+rmm_status_t rmm_statistics_adaptor_pop_counters(rmm_resource_t adaptor,
+                                                 rmm_statistics_counters *popped);
 
 /**
  * Creates a stream on the current device; `flags` may be `RMM_STREAM_NON_BLOCKING`.
@@ -546,6 +667,68 @@ rmm_status_t rmm_memset_async(void *dst, int32_t value, size_t bytes, rmm_stream
  * Creates a `system_memory_resource` (host `malloc`); fails with `RMM_STATUS_UNSUPPORTED` when the current device cannot access pageable memory.
  */
 rmm_status_t rmm_system_create(rmm_resource_t *out);
+
+/**
+ * Creates a `thread_safe_resource_adaptor` over `upstream`: calls to the upstream are
+ * serialized by one mutex.
+ */
+rmm_status_t rmm_thread_safe_adaptor_create(rmm_resource_t upstream, rmm_resource_t *out);
+
+/**
+ * Creates a `tracking_resource_adaptor` over `upstream`; with `capture_stacks`, each
+ * allocation records the stack that made it (slow: for debugging).
+ */
+rmm_status_t rmm_tracking_adaptor_create(rmm_resource_t upstream,
+                                         bool capture_stacks,
+                                         rmm_resource_t *out);
+
+/**
+ * Bytes outstanding through a tracking adaptor.
+ */
+rmm_status_t rmm_tracking_adaptor_get_allocated_bytes(rmm_resource_t adaptor, size_t *bytes);
+
+/**
+ * Number of allocations outstanding through a tracking adaptor.
+ */
+rmm_status_t rmm_tracking_adaptor_get_outstanding_count(rmm_resource_t adaptor, size_t *count);
+
+/**
+ * Lists the outstanding allocations, sorted by address: writes up to `capacity` pointers
+ * to `ptrs` and their sizes to `sizes` (both may be NULL when `capacity` is 0), and the
+ * total number outstanding to `count` (call with `capacity` 0 to size the arrays).
+ */
+rmm_status_t rmm_tracking_adaptor_get_outstanding(rmm_resource_t adaptor,
+                                                  void **ptrs,
+                                                  size_t *sizes,
+                                                  size_t capacity,
+                                                  size_t *count);
+
+/**
+ * The report of outstanding allocations (one line per allocation, with its stack when
+ * captured), copied into `buf` of `len` bytes, NUL-terminated and truncated if it does not
+ * fit; `needed` (nullable) gets the full size including the NUL. `buf` may be NULL when
+ * `len` is 0, to ask for the size.
+ */
+rmm_status_t rmm_tracking_adaptor_outstanding_allocations_string(rmm_resource_t adaptor,
+                                                                 char *buf,
+                                                                 size_t len,
+                                                                 size_t *needed);
+
+/**
+ * The stack trace recorded for the outstanding allocation `ptr` ("" when stacks are not
+ * captured), copied as by `rmm_tracking_adaptor_outstanding_allocations_string`. A pointer
+ * that is not outstanding gives `RMM_STATUS_INVALID_ARGUMENT`.
+ */
+rmm_status_t rmm_tracking_adaptor_allocation_stack(rmm_resource_t adaptor,
+                                                   void *ptr,
+                                                   char *buf,
+                                                   size_t len,
+                                                   size_t *needed);
+
+/**
+ * Logs the report of outstanding allocations at debug level (the `log` crate's logger).
+ */
+rmm_status_t rmm_tracking_adaptor_log_outstanding_allocations(rmm_resource_t adaptor);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -17,22 +17,29 @@
 //! the caller keeps; handles are validated.
 #![allow(clippy::missing_safety_doc)]
 
+mod aligned;
 mod arena;
 mod binning;
 mod callback;
 mod cuda;
 mod device;
+mod failure_callback;
 mod fixed_size;
 mod handle;
+mod limiting;
 mod logging;
 mod managed;
 mod per_device;
 mod pinned_host;
 mod pool;
+mod prefetch;
 mod resource;
+mod statistics;
 mod status;
 mod stream;
 mod system;
+mod thread_safe;
+mod tracking;
 
 use std::ffi::c_void;
 
@@ -51,6 +58,14 @@ pub use resource::*;
 pub use status::rmm_status_t;
 pub use stream::*;
 pub use system::*;
+
+pub use aligned::*;
+pub use failure_callback::*;
+pub use limiting::*;
+pub use prefetch::*;
+pub use statistics::*;
+pub use thread_safe::*;
+pub use tracking::*;
 
 use crate::error::Result;
 use crate::mr::SharedResource;

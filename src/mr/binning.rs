@@ -167,4 +167,8 @@ impl DeviceMemoryResource for BinningMemoryResource {
     fn as_any(&self) -> &dyn Any {
         self
     }
+
+    fn upstream(&self) -> Option<SharedResource> {
+        Some(self.upstream.clone())
+    }
 }

@@ -322,6 +322,10 @@ impl DeviceMemoryResource for FixedSizeMemoryResource {
     fn as_any(&self) -> &dyn Any {
         self
     }
+
+    fn upstream(&self) -> Option<SharedResource> {
+        Some(self.upstream.clone())
+    }
 }
 
 impl Drop for FixedSizeMemoryResource {

@@ -5,21 +5,30 @@
 //! resource built on another holds an `Arc` to it, so an upstream can never be freed while
 //! something built on it is alive.
 
+#[cfg(test)]
+mod adaptor_tests;
+mod aligned;
 mod arena;
 mod binning;
 mod callback;
 pub mod config;
 mod cuda;
+mod failure_callback;
 mod fixed_size;
+mod limiting;
 mod logging;
 mod managed;
 mod per_device;
 mod pinned_host;
 mod pool;
+mod prefetch;
+mod statistics;
 mod stream_ordered;
 mod system;
 #[cfg(test)]
 mod tests;
+mod thread_safe;
+mod tracking;
 
 use std::any::Any;
 use std::ffi::c_void;
@@ -47,6 +56,14 @@ pub use pinned_host::PinnedHostMemoryResource;
 pub use pool::PoolMemoryResource;
 pub use system::SystemMemoryResource;
 
+pub use aligned::{AlignedResourceAdaptor, DEFAULT_ALIGNMENT_THRESHOLD};
+pub use failure_callback::{FailureCallback, FailureCallbackResourceAdaptor};
+pub use limiting::LimitingResourceAdaptor;
+pub use prefetch::PrefetchResourceAdaptor;
+pub use statistics::{Counter, StatisticsResourceAdaptor};
+pub use thread_safe::ThreadSafeResourceAdaptor;
+pub use tracking::{AllocationInfo, TrackingResourceAdaptor};
+
 /// Alignment of every device allocation, in bytes (RMM's `CUDA_ALLOCATION_ALIGNMENT`).
 pub const ALLOCATION_ALIGNMENT: usize = 256;
 
@@ -72,6 +89,12 @@ pub trait DeviceMemoryResource: Send + Sync + Debug + 'static {
 
     /// For downcasting to the concrete type (introspection through the C ABI).
     fn as_any(&self) -> &dyn Any;
+
+    /// The resource this one allocates from, for adaptors and sub-allocators; `None` for
+    /// resources that sit directly on the runtime.
+    fn upstream(&self) -> Option<SharedResource> {
+        None
+    }
 }
 
 /// A shared, reference-counted resource.

@@ -713,6 +713,10 @@ impl DeviceMemoryResource for PoolMemoryResource {
     fn as_any(&self) -> &dyn Any {
         self
     }
+
+    fn upstream(&self) -> Option<SharedResource> {
+        Some(self.upstream.clone())
+    }
 }
 
 impl Drop for PoolMemoryResource {

@@ -1036,4 +1036,8 @@ impl DeviceMemoryResource for ArenaMemoryResource {
     fn as_any(&self) -> &dyn Any {
         self
     }
+
+    fn upstream(&self) -> Option<SharedResource> {
+        Some(self.inner.upstream.clone())
+    }
 }

@@ -1,0 +1,148 @@
+/**
+ * @file failure_callback_resource_adaptor.hpp
+ * @brief Calls a callback on out-of-memory and retries while it says so (implemented by the
+ * Rust core).
+ */
+#pragma once
+
+#include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/check.hpp>
+#include <rmm/detail/error.hpp>
+#include <rmm/error.hpp>
+#include <rmm/mr/device/detail/handle_resource.hpp>
+#include <rmm/mr/device/detail/upstream_handle.hpp>
+#include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/rmm.h>
+
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <utility>
+
+namespace rmm::mr {
+
+/**
+ * @brief The callback: called with the requested size and the user argument after an
+ * allocation failed; returns true to retry, false to let the failure through.
+ */
+using failure_callback_t = std::function<bool(std::size_t, void*)>;
+
+/**
+ * @brief Resource adaptor that, when an allocation fails with rmm::out_of_memory, calls the
+ * callback and retries the allocation for as long as it returns true.
+ *
+ * Retries happen on out-of-memory only (the Rust core's out-of-memory error; other failures
+ * pass through without a call), whatever @p ExceptionType names. A callback that throws
+ * ends the retries: its exception propagates unchanged to the caller of allocate().
+ * The upstream must outlive the adaptor. Not copyable or movable.
+ *
+ * @tparam Upstream Type of the upstream resource (a device_memory_resource)
+ * @tparam ExceptionType The failure that triggers the callback (hipMM's parameter; kept for
+ * source compatibility)
+ */
+template <typename Upstream, typename ExceptionType = rmm::out_of_memory>
+class failure_callback_resource_adaptor final : private detail::upstream_handle_holder,
+                                                public detail::handle_resource {
+  static_assert(std::is_base_of_v<device_memory_resource, Upstream>,
+                "Upstream must derive from rmm::mr::device_memory_resource");
+
+ public:
+  /// @brief The exception type of hipMM's template parameter.
+  using exception_type = ExceptionType;
+
+  /**
+   * @brief Creates the adaptor over @p upstream.
+   * @param upstream The upstream resource (not owned; must outlive the adaptor)
+   * @param callback Called on out-of-memory; must not be empty
+   * @param callback_arg Passed to @p callback untouched
+   * @throws rmm::logic_error when @p upstream is null or @p callback is empty
+   */
+  failure_callback_resource_adaptor(Upstream* upstream,
+                                    failure_callback_t callback,
+                                    void* callback_arg)
+    : detail::upstream_handle_holder{upstream},
+      handle_resource{detail::adopt_handle, nullptr},
+      upstream_{upstream},
+      callback_{std::move(callback)},
+      callback_arg_{callback_arg}
+  {
+    RMM_EXPECTS(static_cast<bool>(callback_), "failure callback must not be empty");
+    rmm_resource_t out = nullptr;
+    rmm::detail::check(
+      rmm_failure_callback_adaptor_create(upstream_handle(), &trampoline, this, &out));
+    static_cast<handle_resource&>(*this) = handle_resource{detail::adopt_handle, out};
+  }
+
+  failure_callback_resource_adaptor()                                                    = delete;
+  failure_callback_resource_adaptor(failure_callback_resource_adaptor const&)            = delete;
+  failure_callback_resource_adaptor(failure_callback_resource_adaptor&&)                 = delete;
+  failure_callback_resource_adaptor& operator=(failure_callback_resource_adaptor const&) = delete;
+  failure_callback_resource_adaptor& operator=(failure_callback_resource_adaptor&&)      = delete;
+  ~failure_callback_resource_adaptor() override                                          = default;
+
+  /**
+   * @brief The upstream resource given at construction.
+   * @return The upstream
+   */
+  [[nodiscard]] Upstream* get_upstream_resource() const noexcept { return upstream_; }
+
+  /**
+   * @brief The upstream resource given at construction (hipMM's older name).
+   * @return The upstream
+   */
+  [[nodiscard]] Upstream* get_upstream() const noexcept { return upstream_; }
+
+ private:
+  /// Called from the Rust core; never lets an exception through the C ABI: it is kept for
+  /// the allocating thread and rethrown by do_allocate.
+  static bool trampoline(std::size_t bytes, void* arg) noexcept
+  {
+    auto* self = static_cast<failure_callback_resource_adaptor*>(arg);
+    try {
+      return self->callback_(bytes, self->callback_arg_);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock{self->mutex_};
+      self->pending_[std::this_thread::get_id()] = std::current_exception();
+      return false;
+    }
+  }
+
+  void* do_allocate(std::size_t bytes, cuda_stream_view stream) override
+  {
+    void* ptr = nullptr;
+    auto const status =
+      rmm_allocate_async(handle(), bytes, rmm::detail::to_c_stream(stream.value()), &ptr);
+    if (status != RMM_STATUS_SUCCESS) {
+      std::exception_ptr thrown;
+      {
+        std::lock_guard<std::mutex> lock{mutex_};
+        auto it = pending_.find(std::this_thread::get_id());
+        if (it != pending_.end()) {
+          thrown = it->second;
+          pending_.erase(it);
+        }
+      }
+      if (thrown) { std::rethrow_exception(thrown); }
+      rmm::detail::check(status);
+    }
+    return ptr;
+  }
+
+  void do_deallocate(void* ptr, std::size_t bytes, cuda_stream_view stream) override
+  {
+    rmm::detail::check(
+      rmm_deallocate_async(handle(), ptr, bytes, rmm::detail::to_c_stream(stream.value())));
+  }
+
+  Upstream* upstream_;
+  failure_callback_t callback_;
+  void* callback_arg_;
+  std::mutex mutex_;
+  std::map<std::thread::id, std::exception_ptr> pending_;
+};
+
+}  // namespace rmm::mr

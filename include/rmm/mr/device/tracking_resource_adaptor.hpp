@@ -1,0 +1,159 @@
+/**
+ * @file tracking_resource_adaptor.hpp
+ * @brief Tracks outstanding allocations, optionally with stack traces (implemented by the
+ * Rust core).
+ */
+#pragma once
+
+#include <rmm/detail/check.hpp>
+#include <rmm/mr/device/detail/handle_resource.hpp>
+#include <rmm/mr/device/detail/upstream_handle.hpp>
+#include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/rmm.h>
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace rmm::mr {
+
+/**
+ * @brief Resource adaptor that records every allocation outstanding through it (its size,
+ * and with `capture_stacks` the stack trace that made it), to find leaks.
+ *
+ * Freeing a pointer it did not allocate, or with another size, throws rmm::logic_error and
+ * changes nothing. The upstream must outlive the adaptor. Not copyable or movable.
+ *
+ * @tparam Upstream Type of the upstream resource (a device_memory_resource)
+ */
+template <typename Upstream>
+class tracking_resource_adaptor final : private detail::upstream_handle_holder,
+                                        public detail::handle_resource {
+  static_assert(std::is_base_of_v<device_memory_resource, Upstream>,
+                "Upstream must derive from rmm::mr::device_memory_resource");
+
+ public:
+  /**
+   * @brief What is known about one outstanding allocation.
+   *
+   * Unlike hipMM (a `std::unique_ptr<stack_trace>`), the stack is a resolved string, empty
+   * when stacks are not captured.
+   */
+  struct allocation_info {
+    std::size_t allocation_size{};  ///< Bytes requested
+    std::string strace;             ///< The allocating stack ("" unless captured)
+  };
+
+  /**
+   * @brief Creates the adaptor over @p upstream.
+   * @param upstream The upstream resource (not owned; must outlive the adaptor)
+   * @param capture_stacks Record the stack trace of each allocation (slow)
+   * @throws rmm::logic_error when @p upstream is null
+   */
+  explicit tracking_resource_adaptor(Upstream* upstream, bool capture_stacks = false)
+    : detail::upstream_handle_holder{upstream},
+      handle_resource{detail::adopt_handle, create(upstream_handle(), capture_stacks)},
+      upstream_{upstream}
+  {
+  }
+
+  tracking_resource_adaptor()                                            = delete;
+  tracking_resource_adaptor(tracking_resource_adaptor const&)            = delete;
+  tracking_resource_adaptor(tracking_resource_adaptor&&)                 = delete;
+  tracking_resource_adaptor& operator=(tracking_resource_adaptor const&) = delete;
+  tracking_resource_adaptor& operator=(tracking_resource_adaptor&&)      = delete;
+  ~tracking_resource_adaptor() override                                  = default;
+
+  /**
+   * @brief The upstream resource given at construction.
+   * @return The upstream
+   */
+  [[nodiscard]] Upstream* get_upstream_resource() const noexcept { return upstream_; }
+
+  /**
+   * @brief The upstream resource given at construction (hipMM's older name).
+   * @return The upstream
+   */
+  [[nodiscard]] Upstream* get_upstream() const noexcept { return upstream_; }
+
+  /**
+   * @brief A snapshot of the outstanding allocations (hipMM returns a reference to its live
+   * map; this is a copy, consistent at the time of the call).
+   * @return Pointer → allocation info
+   */
+  [[nodiscard]] std::map<void*, allocation_info> get_outstanding_allocations() const
+  {
+    std::size_t count = 0;
+    rmm::detail::check(
+      rmm_tracking_adaptor_get_outstanding(handle(), nullptr, nullptr, 0, &count));
+    std::vector<void*> ptrs(count + 16);
+    std::vector<std::size_t> sizes(count + 16);
+    rmm::detail::check(rmm_tracking_adaptor_get_outstanding(
+      handle(), ptrs.data(), sizes.data(), ptrs.size(), &count));
+    std::map<void*, allocation_info> out;
+    for (std::size_t i = 0; i < count && i < ptrs.size(); ++i) {
+      std::string stack;
+      std::size_t needed = 0;
+      if (rmm_tracking_adaptor_allocation_stack(handle(), ptrs[i], nullptr, 0, &needed) ==
+            RMM_STATUS_SUCCESS &&
+          needed > 1) {
+        std::vector<char> buf(needed);
+        if (rmm_tracking_adaptor_allocation_stack(
+              handle(), ptrs[i], buf.data(), buf.size(), nullptr) == RMM_STATUS_SUCCESS) {
+          stack = buf.data();
+        }
+      }
+      out.emplace(ptrs[i], allocation_info{sizes[i], std::move(stack)});
+    }
+    return out;
+  }
+
+  /**
+   * @brief Bytes outstanding.
+   * @return Bytes
+   */
+  [[nodiscard]] std::size_t get_allocated_bytes() const
+  {
+    std::size_t bytes = 0;
+    rmm::detail::check(rmm_tracking_adaptor_get_allocated_bytes(handle(), &bytes));
+    return bytes;
+  }
+
+  /**
+   * @brief A report of the outstanding allocations, one line each (`0x...: N B`), each
+   * followed by its stack when captured.
+   * @return The report
+   */
+  [[nodiscard]] std::string get_outstanding_allocations_str() const
+  {
+    std::size_t needed = 0;
+    rmm::detail::check(
+      rmm_tracking_adaptor_outstanding_allocations_string(handle(), nullptr, 0, &needed));
+    std::vector<char> buf(needed + 4096);
+    rmm::detail::check(rmm_tracking_adaptor_outstanding_allocations_string(
+      handle(), buf.data(), buf.size(), &needed));
+    return std::string{buf.data()};
+  }
+
+  /**
+   * @brief Logs the report at debug level through the library's logger.
+   */
+  void log_outstanding_allocations() const
+  {
+    rmm::detail::check(rmm_tracking_adaptor_log_outstanding_allocations(handle()));
+  }
+
+ private:
+  static rmm_resource_t create(rmm_resource_t upstream, bool capture_stacks)
+  {
+    rmm_resource_t out = nullptr;
+    rmm::detail::check(rmm_tracking_adaptor_create(upstream, capture_stacks, &out));
+    return out;
+  }
+
+  Upstream* upstream_;
+};
+
+}  // namespace rmm::mr
