@@ -9,11 +9,14 @@ mod arena;
 mod binning;
 mod callback;
 mod cuda;
+mod cuda_async;
 mod fixed_size;
+pub mod host;
 mod managed;
 mod per_device;
 mod pinned_host;
 mod pool;
+mod sam_headroom;
 mod stream_ordered;
 mod system;
 #[cfg(test)]
@@ -33,7 +36,12 @@ pub use arena::{
 pub use binning::BinningMemoryResource;
 pub use callback::{AllocateFn, CallbackMemoryResource, DeallocateFn};
 pub use cuda::CudaMemoryResource;
+pub use cuda_async::{
+    handle_type_bits, handle_type_from_bits, CudaAsyncManagedMemoryResource,
+    CudaAsyncMemoryResource, CudaAsyncViewMemoryResource,
+};
 pub use fixed_size::{FixedSizeMemoryResource, DEFAULT_BLOCKS_TO_PREALLOCATE, DEFAULT_BLOCK_SIZE};
+pub use host::{HostMemoryResource, NewDeleteResource, PinnedMemoryResource};
 pub use managed::ManagedMemoryResource;
 pub use per_device::{
     get_current_device_resource, get_per_device_resource, get_per_device_resource_tagged,
@@ -42,6 +50,7 @@ pub use per_device::{
 };
 pub use pinned_host::PinnedHostMemoryResource;
 pub use pool::PoolMemoryResource;
+pub use sam_headroom::SamHeadroomMemoryResource;
 pub use system::SystemMemoryResource;
 
 /// Alignment of every device allocation, in bytes (RMM's `CUDA_ALLOCATION_ALIGNMENT`).
