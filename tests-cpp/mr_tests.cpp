@@ -232,7 +232,9 @@ std::vector<mr_factory> all_factories()
           {"pool_initial_64MiB", &rmm_test::make_pool<std::size_t{64} << 20>},
           {"fixed_size_1MiB", &rmm_test::make_fixed_size, std::size_t{1} << 20},
           {"binning_10_20_over_pool", &rmm_test::make_binning},
-          {"arena_256MiB", &rmm_test::make_arena}};
+          {"arena_256MiB", &rmm_test::make_arena},
+          {"cuda_async_initial_0", &rmm_test::make_cuda_async},
+          {"cuda_async_view_default_pool", &rmm_test::make_cuda_async_view}};
 }
 
 INSTANTIATE_TEST_SUITE_P(AllResources,
