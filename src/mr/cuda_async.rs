@@ -651,6 +651,11 @@ mod tests {
         let mr = CudaAsyncMemoryResource::new(Some(1 << 20), None, MemHandleType::None).unwrap();
         let pool = mr.pool_handle();
         drop(mr);
+        if !on_host() {
+            // A destroyed handle is undefined behaviour on a real runtime; only the
+            // emulation can be asked about it.
+            return;
+        }
         assert!(rt
             .mem_pool_get_attribute(pool, MemPoolAttr::ReservedMemCurrent)
             .is_err());
