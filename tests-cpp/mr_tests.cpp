@@ -238,7 +238,9 @@ std::vector<mr_factory> all_factories()
           {"limiting_1GiB_over_cuda", &rmm_test::make_limiting},
           {"aligned_4096_over_cuda", &rmm_test::make_aligned},
           {"tracking_over_pool", &rmm_test::make_tracking},
-          {"thread_safe_over_pool", &rmm_test::make_thread_safe}};
+          {"thread_safe_over_pool", &rmm_test::make_thread_safe},
+          {"cuda_async_initial_0", &rmm_test::make_cuda_async},
+          {"cuda_async_view_default_pool", &rmm_test::make_cuda_async_view}};
 }
 
 INSTANTIATE_TEST_SUITE_P(AllResources,

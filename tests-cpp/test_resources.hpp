@@ -8,6 +8,8 @@
 #include <rmm/mr/device/arena_memory_resource.hpp>
 #include <rmm/mr/device/binning_memory_resource.hpp>
 #include <rmm/mr/device/callback_memory_resource.hpp>
+#include <rmm/mr/device/cuda_async_memory_resource.hpp>
+#include <rmm/mr/device/cuda_async_view_memory_resource.hpp>
 #include <rmm/mr/device/cuda_memory_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/mr/device/fixed_size_memory_resource.hpp>
@@ -20,6 +22,7 @@
 #include <rmm/mr/device/thread_safe_resource_adaptor.hpp>
 #include <rmm/mr/device/tracking_resource_adaptor.hpp>
 #include <rmm/mr/pinned_host_memory_resource.hpp>
+#include <rmm/cuda_device.hpp>
 #include <rmm/rmm.h>
 
 #include <atomic>
@@ -294,6 +297,31 @@ inline std::shared_ptr<rmm::mr::device_memory_resource> make_thread_safe()
   };
   auto h = std::make_shared<holder>();
   return share(h, &h->mr);
+}
+/// A cuda_async_memory_resource with no initial pool; null when the runtime lacks pools.
+inline std::shared_ptr<rmm::mr::device_memory_resource> make_cuda_async()
+{
+  try {
+    return std::make_shared<rmm::mr::cuda_async_memory_resource>(std::size_t{0});
+  } catch (rmm::logic_error const&) {
+    return nullptr;
+  }
+}
+/// A cuda_async_view_memory_resource over the current device's default pool; null when the
+/// runtime lacks pools.
+inline std::shared_ptr<rmm::mr::device_memory_resource> make_cuda_async_view()
+{
+  void* pool = nullptr;
+  if (rmm_device_default_mem_pool(rmm::get_current_cuda_device().value(), &pool) !=
+      RMM_STATUS_SUCCESS) {
+    return nullptr;
+  }
+  try {
+    return std::make_shared<rmm::mr::cuda_async_view_memory_resource>(
+      reinterpret_cast<rmm::mr::detail::mem_pool_type>(pool));
+  } catch (rmm::logic_error const&) {
+    return nullptr;
+  }
 }
 
 /// Copies device (or host-accessible) memory to a host vector, in stream order, and waits.

@@ -28,6 +28,12 @@
 #define RMM_STREAM_NON_BLOCKING 1u
 /** Alignment of every device allocation, in bytes (RMM's CUDA_ALLOCATION_ALIGNMENT). */
 #define RMM_ALLOCATION_ALIGNMENT 256u
+/** Export handle types of rmm_async_create (cudaMemAllocationHandleType's values). */
+#define RMM_ALLOCATION_HANDLE_NONE 0
+#define RMM_ALLOCATION_HANDLE_POSIX_FILE_DESCRIPTOR 1
+#define RMM_ALLOCATION_HANDLE_WIN32 2
+#define RMM_ALLOCATION_HANDLE_WIN32_KMT 4
+#define RMM_ALLOCATION_HANDLE_FABRIC 8
 
 
 /**
@@ -123,6 +129,16 @@ typedef struct {
    */
   void (*destroy)(void *ctx);
 } rmm_callback_vtable;
+
+/**
+ * The export data of one allocation of an exportable pool (`cudaMemPoolPtrExportData`).
+ */
+typedef struct {
+  /**
+   * Opaque bytes written by the runtime.
+   */
+  uint8_t reserved[64];
+} rmm_ipc_pointer_data;
 
 /**
  * Called after an out-of-memory failure with the requested size and the `arg` given at
@@ -296,6 +312,73 @@ rmm_status_t rmm_callback_get_context(rmm_resource_t resource, void **ctx);
 rmm_status_t rmm_cuda_create(rmm_resource_t *out);
 
 /**
+ * Creates a `cuda_async_memory_resource` with its own stream-ordered pool on the current
+ * device. `initial_pool_size` (nullable) bytes are reserved now; `release_threshold`
+ * (nullable; NULL: no limit) is what the pool keeps reserved at synchronizations;
+ * `handle_type` is 0 (none: not exportable), 1 (POSIX file descriptor), 2 (Win32),
+ * 4 (Win32 KMT) or 8 (fabric), as `cudaMemAllocationHandleType`. Fails with
+ * `RMM_STATUS_UNSUPPORTED` when the runtime or device lacks stream-ordered pools or the
+ * handle type.
+ */
+rmm_status_t rmm_async_create(const size_t *initial_pool_size,
+                              const size_t *release_threshold,
+                              int32_t handle_type,
+                              rmm_resource_t *out);
+
+/**
+ * Creates a `cuda_async_view_memory_resource` over `pool_handle` (a `cudaMemPool_t` /
+ * `hipMemPool_t`, e.g. from `rmm_device_default_mem_pool`), which it does not own: the pool
+ * must outlive the resource.
+ */
+rmm_status_t rmm_async_view_create(void *pool_handle, rmm_resource_t *out);
+
+/**
+ * Creates a `cuda_async_managed_memory_resource` (stream-ordered managed memory from a
+ * managed pool); `RMM_STATUS_UNSUPPORTED` where the runtime has no managed pools.
+ */
+rmm_status_t rmm_async_managed_create(rmm_resource_t *out);
+
+/**
+ * The stream-ordered pool of `device` that `cudaMallocAsync` uses by
+ * default (`cudaDeviceGetDefaultMemPool`), written to `pool_handle`.
+ */
+rmm_status_t rmm_device_default_mem_pool(int32_t device, void **pool_handle);
+
+/**
+ * The pool handle of a `cuda_async_memory_resource`, `cuda_async_view_memory_resource` or
+ * `cuda_async_managed_memory_resource`.
+ */
+rmm_status_t rmm_async_pool_handle(rmm_resource_t resource, void **pool_handle);
+
+/**
+ * Exports the pool of a `cuda_async_memory_resource` created with an export handle type:
+ * writes the POSIX file descriptor (owned by the caller) or Win32 handle to `handle`.
+ */
+rmm_status_t rmm_async_export_handle(rmm_resource_t resource, int64_t *handle);
+
+/**
+ * Writes the export data of `ptr` (an allocation of the exportable `resource`) to `data`,
+ * for another process that imported the pool.
+ */
+rmm_status_t rmm_async_export_pointer(rmm_resource_t resource,
+                                      void *ptr,
+                                      rmm_ipc_pointer_data *data);
+
+/**
+ * Imports a pool exported by another process (`handle` of `handle_type`, e.g. a POSIX file
+ * descriptor received over a Unix socket) and writes its handle to `pool_handle`.
+ */
+rmm_status_t rmm_async_import_pool(int64_t handle, int32_t handle_type, void **pool_handle);
+
+/**
+ * Maps an allocation exported by another process (`data`) from the imported pool
+ * `pool_handle` into this process; free it with `rmm_async_free_imported`.
+ */
+rmm_status_t rmm_async_import_pointer(void *pool_handle,
+                                      const rmm_ipc_pointer_data *data,
+                                      void **ptr);
+
+/**
  * The backend in use: `"hip"`, `"cuda"` or `"host"` (static string). Selecting it happens
  * on first use, from `RMM_RUNTIME`.
  */
@@ -361,6 +444,19 @@ rmm_status_t rmm_fixed_size_create(rmm_resource_t upstream,
  * The block size of a fixed-size resource.
  */
 rmm_status_t rmm_fixed_size_get_block_size(rmm_resource_t resource, size_t *block_size);
+
+/**
+ * Allocates `bytes` of pinned host memory aligned to `alignment` (a power of two, else
+ * `RMM_STATUS_INVALID_ARGUMENT`) and writes it to `out` (NULL for 0 bytes). Alignments
+ * above 256 are served by over-allocating.
+ */
+rmm_status_t rmm_pinned_host_allocate(size_t bytes, size_t alignment, void **out);
+
+/**
+ * Frees memory from `rmm_pinned_host_allocate` with the same `bytes` and `alignment`;
+ * NULL is a no-op.
+ */
+rmm_status_t rmm_pinned_host_deallocate(void *ptr, size_t bytes, size_t alignment);
 
 /**
  * Creates a `limiting_resource_adaptor` over `upstream` allowing `allocation_limit` bytes
@@ -577,6 +673,13 @@ rmm_status_t rmm_deallocate_async(rmm_resource_t resource,
                                   void *ptr,
                                   size_t bytes,
                                   rmm_stream_t stream);
+
+/**
+ * Creates a `sam_headroom_memory_resource`: system memory preferred on the current device
+ * while it keeps `headroom` bytes free, on the host beyond that. Fails with
+ * `RMM_STATUS_UNSUPPORTED` when the device cannot access pageable memory.
+ */
+rmm_status_t rmm_sam_headroom_create(size_t headroom, rmm_resource_t *out);
 
 /**
  * Creates a `statistics_resource_adaptor` over `upstream` with zeroed counters.

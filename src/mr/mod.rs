@@ -13,8 +13,10 @@ mod binning;
 mod callback;
 pub mod config;
 mod cuda;
+mod cuda_async;
 mod failure_callback;
 mod fixed_size;
+pub mod host;
 mod limiting;
 mod logging;
 mod managed;
@@ -22,6 +24,7 @@ mod per_device;
 mod pinned_host;
 mod pool;
 mod prefetch;
+mod sam_headroom;
 mod statistics;
 mod stream_ordered;
 mod system;
@@ -44,7 +47,12 @@ pub use arena::{
 pub use binning::BinningMemoryResource;
 pub use callback::{AllocateFn, CallbackMemoryResource, DeallocateFn};
 pub use cuda::CudaMemoryResource;
+pub use cuda_async::{
+    handle_type_bits, handle_type_from_bits, CudaAsyncManagedMemoryResource,
+    CudaAsyncMemoryResource, CudaAsyncViewMemoryResource,
+};
 pub use fixed_size::{FixedSizeMemoryResource, DEFAULT_BLOCKS_TO_PREALLOCATE, DEFAULT_BLOCK_SIZE};
+pub use host::{HostMemoryResource, NewDeleteResource, PinnedMemoryResource};
 pub use logging::{LoggingResourceAdaptor, LOG_FILE_ENV, LOG_HEADER};
 pub use managed::ManagedMemoryResource;
 pub use per_device::{
@@ -54,6 +62,7 @@ pub use per_device::{
 };
 pub use pinned_host::PinnedHostMemoryResource;
 pub use pool::PoolMemoryResource;
+pub use sam_headroom::SamHeadroomMemoryResource;
 pub use system::SystemMemoryResource;
 
 pub use aligned::{AlignedResourceAdaptor, DEFAULT_ALIGNMENT_THRESHOLD};

@@ -229,6 +229,20 @@ api_table! {
         mem_prefetch_location: ["cudaMemPrefetchAsync_v2", ""]
             (*const c_void, usize, MemLocation, u32, P);
         mem_advise_location: ["cudaMemAdvise_v2", ""] (*const c_void, usize, i32, MemLocation);
+        // (void* shareableHandle out, pool, handleType, flags = 0)
+        mem_pool_export_to_shareable_handle:
+            ["cudaMemPoolExportToShareableHandle", "hipMemPoolExportToShareableHandle"]
+            (*mut c_void, P, i32, u32);
+        // (pool out, void* shareableHandle (the fd itself for POSIX fds), handleType, flags)
+        mem_pool_import_from_shareable_handle:
+            ["cudaMemPoolImportFromShareableHandle", "hipMemPoolImportFromShareableHandle"]
+            (*mut P, *mut c_void, i32, u32);
+        // (cudaMemPoolPtrExportData* out (64 bytes), ptr)
+        mem_pool_export_pointer: ["cudaMemPoolExportPointer", "hipMemPoolExportPointer"]
+            (*mut u8, P);
+        // (ptr out, pool, cudaMemPoolPtrExportData*)
+        mem_pool_import_pointer: ["cudaMemPoolImportPointer", "hipMemPoolImportPointer"]
+            (*mut P, P, *mut u8);
     }
 }
 
@@ -449,6 +463,20 @@ impl GpuRuntime {
         let mut p: P = std::ptr::null_mut();
         self.check(call, f(&mut p))?;
         Ok(p)
+    }
+
+    /// The vendor number of an IPC handle type that [`Runtime`]'s export/import can carry as
+    /// an integer (POSIX fd, Win32 handles).
+    fn integer_handle_type(&self, call: &'static str, ty: MemHandleType) -> RtResult<i32> {
+        match ty {
+            MemHandleType::PosixFileDescriptor => Ok(1),
+            MemHandleType::Win32 => Ok(2),
+            MemHandleType::Win32Kmt => Ok(4),
+            MemHandleType::None | MemHandleType::Fabric => Err(self.unsupported(
+                call,
+                format!("{ty:?} handles cannot be passed as an integer shareable handle"),
+            )),
+        }
     }
 
     fn pool_props(&self, props: &MemPoolProps) -> RtResult<RawPoolProps> {
@@ -700,6 +728,67 @@ impl Runtime for GpuRuntime {
         // SAFETY: the runtime validates the handle.
         let code = unsafe { f(pool.0 as P, min_bytes_to_keep) };
         self.check(self.api.mem_pool_trim_to.name, code)
+    }
+
+    fn mem_pool_export_to_shareable_handle(
+        &self,
+        pool: MemPool,
+        handle_type: MemHandleType,
+    ) -> RtResult<i64> {
+        let sym = &self.api.mem_pool_export_to_shareable_handle;
+        let f = self.opt(sym)?;
+        let ty = self.integer_handle_type(sym.name, handle_type)?;
+        // Large enough for any handle the runtime writes (an int fd, a HANDLE).
+        let mut out = [0u8; 64];
+        // SAFETY: `out` is writable for 64 bytes, more than an fd or a HANDLE; the runtime
+        // validates the pool handle and the handle type.
+        let code = unsafe { f(out.as_mut_ptr().cast(), pool.0 as P, ty, 0) };
+        self.check(sym.name, code)?;
+        Ok(if handle_type == MemHandleType::PosixFileDescriptor {
+            i64::from(i32::from_ne_bytes([out[0], out[1], out[2], out[3]]))
+        } else {
+            i64::from_ne_bytes([
+                out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7],
+            ])
+        })
+    }
+
+    fn mem_pool_import_from_shareable_handle(
+        &self,
+        handle: i64,
+        handle_type: MemHandleType,
+    ) -> RtResult<MemPool> {
+        let sym = &self.api.mem_pool_import_from_shareable_handle;
+        let f = self.opt(sym)?;
+        let ty = self.integer_handle_type(sym.name, handle_type)?;
+        // POSIX fds and Win32 handles are passed by value, cast to `void*`.
+        let value = handle as isize as *mut c_void;
+        // SAFETY: the runtime writes the pool through `p` and validates the handle.
+        let pool = self.alloc_with(sym.name, |p| unsafe { f(p, value, ty, 0) })?;
+        Ok(MemPool(pool as usize))
+    }
+
+    fn mem_pool_export_pointer(&self, ptr: *mut c_void) -> RtResult<[u8; 64]> {
+        let sym = &self.api.mem_pool_export_pointer;
+        let f = self.opt(sym)?;
+        let mut data = [0u8; 64];
+        // SAFETY: `data` is the 64-byte `cudaMemPoolPtrExportData`; the runtime validates
+        // the pointer.
+        let code = unsafe { f(data.as_mut_ptr(), ptr) };
+        self.check(sym.name, code)?;
+        Ok(data)
+    }
+
+    fn mem_pool_import_pointer(&self, pool: MemPool, data: &[u8; 64]) -> RtResult<*mut c_void> {
+        let sym = &self.api.mem_pool_import_pointer;
+        let f = self.opt(sym)?;
+        // The runtime's signature takes a non-const pointer; it only reads the data.
+        let mut copy = *data;
+        // SAFETY: `copy` is a 64-byte export data block; the runtime writes the pointer
+        // through `p` and validates the pool.
+        self.alloc_with(sym.name, |p| unsafe {
+            f(p, pool.0 as P, copy.as_mut_ptr())
+        })
     }
 
     fn stream_create(&self, flags: StreamFlags) -> RtResult<Stream> {

@@ -399,4 +399,26 @@ pub trait Runtime: Send + Sync + 'static {
     ) -> RtResult<()>;
     /// What kind of memory `ptr` refers to.
     fn pointer_attributes(&self, ptr: *const c_void) -> RtResult<PointerAttributes>;
+
+    /// Exports `pool` as an OS handle of `handle_type` (`cudaMemPoolExportToShareableHandle`):
+    /// a file descriptor for [`MemHandleType::PosixFileDescriptor`], a `HANDLE` value for the
+    /// Win32 types. The pool must have been created with that handle type. The caller owns
+    /// the returned descriptor. Fabric handles (64-byte blobs) are not returned here.
+    fn mem_pool_export_to_shareable_handle(
+        &self,
+        pool: MemPool,
+        handle_type: MemHandleType,
+    ) -> RtResult<i64>;
+    /// Imports a pool exported by another process (`cudaMemPoolImportFromShareableHandle`).
+    fn mem_pool_import_from_shareable_handle(
+        &self,
+        handle: i64,
+        handle_type: MemHandleType,
+    ) -> RtResult<MemPool>;
+    /// The export data of an allocation from an exportable pool (`cudaMemPoolExportPointer`).
+    fn mem_pool_export_pointer(&self, ptr: *mut c_void) -> RtResult<[u8; 64]>;
+    /// Maps an allocation exported by another process into this one, from a pool imported
+    /// with [`Runtime::mem_pool_import_from_shareable_handle`] (`cudaMemPoolImportPointer`).
+    /// Free the result with [`Runtime::free_async`] or [`Runtime::free`].
+    fn mem_pool_import_pointer(&self, pool: MemPool, data: &[u8; 64]) -> RtResult<*mut c_void>;
 }

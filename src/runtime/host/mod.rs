@@ -748,6 +748,42 @@ impl Runtime for HostRuntime {
     fn pointer_attributes(&self, ptr: *const c_void) -> RtResult<PointerAttributes> {
         Ok(self.inner.memory.attributes(ptr as usize))
     }
+
+    // The emulated pools support no IPC handle type (`MemoryPoolSupportedHandleTypes` = 0),
+    // so there is nothing to export or import.
+    fn mem_pool_export_to_shareable_handle(
+        &self,
+        pool: MemPool,
+        _handle_type: MemHandleType,
+    ) -> RtResult<i64> {
+        const CALL: &str = "hostMemPoolExportToShareableHandle";
+        self.pool(CALL, pool)?;
+        Err(rt_err(CALL, RuntimeErrorKind::NotSupported))
+    }
+
+    fn mem_pool_import_from_shareable_handle(
+        &self,
+        _handle: i64,
+        _handle_type: MemHandleType,
+    ) -> RtResult<MemPool> {
+        Err(rt_err(
+            "hostMemPoolImportFromShareableHandle",
+            RuntimeErrorKind::NotSupported,
+        ))
+    }
+
+    fn mem_pool_export_pointer(&self, _ptr: *mut c_void) -> RtResult<[u8; 64]> {
+        Err(rt_err(
+            "hostMemPoolExportPointer",
+            RuntimeErrorKind::NotSupported,
+        ))
+    }
+
+    fn mem_pool_import_pointer(&self, pool: MemPool, _data: &[u8; 64]) -> RtResult<*mut c_void> {
+        const CALL: &str = "hostMemPoolImportPointer";
+        self.pool(CALL, pool)?;
+        Err(rt_err(CALL, RuntimeErrorKind::NotSupported))
+    }
 }
 
 impl HostRuntime {

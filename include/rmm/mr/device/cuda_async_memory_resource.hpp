@@ -1,0 +1,89 @@
+/**
+ * @file cuda_async_memory_resource.hpp
+ * @brief Device memory resource allocating in stream order from a memory pool of its own
+ * (cudaMallocFromPoolAsync / hipMallocFromPoolAsync).
+ */
+#pragma once
+
+#include <rmm/detail/check.hpp>
+#include <rmm/mr/device/detail/handle_resource.hpp>
+#include <rmm/mr/device/detail/mem_pool_type.hpp>
+#include <rmm/rmm.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+namespace rmm::mr {
+
+/**
+ * @brief Device memory resource allocating in stream order from a memory pool it creates on
+ * the current device and destroys with its last copy.
+ *
+ * Implemented by the Rust core (`rmm_async_create`); copies share the same pool.
+ */
+class cuda_async_memory_resource final : public detail::handle_resource {
+ public:
+  /**
+   * @brief How the pool's memory may be shared with other processes
+   * (`cudaMemAllocationHandleType`).
+   */
+  enum class allocation_handle_type : std::int32_t {
+    none                  = 0x0,  ///< Not exportable
+    posix_file_descriptor = 0x1,  ///< A POSIX file descriptor (int)
+    win32                 = 0x2,  ///< A Win32 NT handle
+    win32_kmt             = 0x4,  ///< A Win32 KMT handle
+    fabric                = 0x8   ///< A fabric handle (multi-node NVLink)
+  };
+
+  /**
+   * @brief Creates the resource and its pool on the current device.
+   * @param initial_pool_size Bytes reserved now (by one allocation and free); none: nothing
+   * @param release_threshold Bytes the pool keeps reserved at synchronizations; none: all
+   * @param export_handle_type IPC export type of the pool; none: not exportable
+   * @throws rmm::logic_error when the runtime or device lacks stream-ordered pools or the
+   * handle type
+   * @throws rmm::cuda_error when the runtime fails
+   */
+  cuda_async_memory_resource(std::optional<std::size_t> initial_pool_size             = {},
+                             std::optional<std::size_t> release_threshold             = {},
+                             std::optional<allocation_handle_type> export_handle_type = {})
+    : handle_resource{detail::adopt_handle,
+                      create(initial_pool_size, release_threshold, export_handle_type)}
+  {
+  }
+
+  /**
+   * @brief Takes over an existing handle (one reference) of this kind of resource.
+   * @param handle The handle
+   */
+  cuda_async_memory_resource(detail::adopt_handle_t, rmm_resource_t handle) noexcept
+    : handle_resource{detail::adopt_handle, handle}
+  {
+  }
+
+  /**
+   * @brief The pool this resource allocates from.
+   * @return The `cudaMemPool_t` / `hipMemPool_t` handle
+   */
+  [[nodiscard]] detail::mem_pool_type pool_handle() const noexcept
+  {
+    return detail::pool_of(handle());
+  }
+
+ private:
+  static rmm_resource_t create(std::optional<std::size_t> initial_pool_size,
+                               std::optional<std::size_t> release_threshold,
+                               std::optional<allocation_handle_type> export_handle_type)
+  {
+    rmm_resource_t handle = nullptr;
+    auto const type       = static_cast<int>(export_handle_type.value_or(allocation_handle_type::none));
+    rmm::detail::check(rmm_async_create(initial_pool_size ? &*initial_pool_size : nullptr,
+                                        release_threshold ? &*release_threshold : nullptr,
+                                        type,
+                                        &handle));
+    return handle;
+  }
+};
+
+}  // namespace rmm::mr

@@ -1,0 +1,93 @@
+/**
+ * @file host_memory_resource.hpp
+ * @brief Base class of host memory resources (not stream ordered; takes an alignment).
+ */
+#pragma once
+
+#include <cstddef>
+
+namespace rmm::mr {
+
+/**
+ * @brief Base class of host memory resources, like `std::pmr::memory_resource`.
+ *
+ * Derived classes override the private virtuals `do_allocate`, `do_deallocate` and
+ * optionally `do_is_equal`.
+ */
+class host_memory_resource {
+ public:
+  host_memory_resource()                                           = default;
+  virtual ~host_memory_resource()                                  = default;
+  host_memory_resource(host_memory_resource const&)                = default;  ///< Copyable
+  host_memory_resource(host_memory_resource&&) noexcept            = default;  ///< Movable
+  host_memory_resource& operator=(host_memory_resource const&)     = default;  ///< Copyable
+  host_memory_resource& operator=(host_memory_resource&&) noexcept = default;  ///< Movable
+
+  /**
+   * @brief Allocates at least @p bytes aligned to @p alignment.
+   * @param bytes The size
+   * @param alignment A power of two
+   * @return The memory
+   * @throws std::bad_alloc (or a derived exception) on failure
+   */
+  void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t))
+  {
+    return do_allocate(bytes, alignment);
+  }
+
+  /**
+   * @brief Frees memory from allocate() with the same size and alignment.
+   * @param ptr The memory
+   * @param bytes The size it was allocated with
+   * @param alignment The alignment it was allocated with
+   */
+  void deallocate(void* ptr, std::size_t bytes, std::size_t alignment = alignof(std::max_align_t))
+  {
+    do_deallocate(ptr, bytes, alignment);
+  }
+
+  /**
+   * @brief True when memory from this resource may be freed by @p other and vice versa.
+   * @param other The other resource
+   * @return Whether they are interchangeable
+   */
+  [[nodiscard]] bool is_equal(host_memory_resource const& other) const noexcept
+  {
+    return do_is_equal(other);
+  }
+
+  /**
+   * @brief Same as is_equal().
+   * @param other The other resource
+   * @return Whether they are interchangeable
+   */
+  [[nodiscard]] bool operator==(host_memory_resource const& other) const noexcept
+  {
+    return do_is_equal(other);
+  }
+
+  /**
+   * @brief Negation of is_equal().
+   * @param other The other resource
+   * @return Whether they differ
+   */
+  [[nodiscard]] bool operator!=(host_memory_resource const& other) const noexcept
+  {
+    return !do_is_equal(other);
+  }
+
+ private:
+  virtual void* do_allocate(std::size_t bytes,
+                            std::size_t alignment = alignof(std::max_align_t)) = 0;
+
+  virtual void do_deallocate(void* ptr,
+                             std::size_t bytes,
+                             std::size_t alignment = alignof(std::max_align_t)) = 0;
+
+  [[nodiscard]] virtual bool do_is_equal(host_memory_resource const& other) const noexcept
+  {
+    return this == &other;
+  }
+};
+
+}  // namespace rmm::mr

@@ -1,0 +1,48 @@
+/**
+ * @file new_delete_resource.hpp
+ * @brief Host memory resource over the global aligned operator new / delete.
+ */
+#pragma once
+
+#include <rmm/error.hpp>
+#include <rmm/mr/host/host_memory_resource.hpp>
+
+#include <cstddef>
+#include <new>
+#include <string>
+
+namespace rmm::mr {
+
+/**
+ * @brief Host memory resource using the global `operator new` / `operator delete` with
+ * `std::align_val_t`. Alignments must be powers of two (else rmm::logic_error).
+ */
+class new_delete_resource final : public host_memory_resource {
+ private:
+  static void check_alignment(std::size_t alignment)
+  {
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+      throw rmm::logic_error{"new_delete_resource: alignment = " + std::to_string(alignment) +
+                             " is not a power of two"};
+    }
+  }
+
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override
+  {
+    check_alignment(alignment);
+    return ::operator new(bytes, std::align_val_t{alignment});
+  }
+
+  void do_deallocate(void* ptr, std::size_t bytes, std::size_t alignment) override
+  {
+    check_alignment(alignment);
+    ::operator delete(ptr, bytes, std::align_val_t{alignment});
+  }
+
+  [[nodiscard]] bool do_is_equal(host_memory_resource const& other) const noexcept override
+  {
+    return dynamic_cast<new_delete_resource const*>(&other) != nullptr;
+  }
+};
+
+}  // namespace rmm::mr
