@@ -418,6 +418,26 @@ fn header_constants_match_rust() {
             "RMM_STREAM_PER_THREAD ((rmm_stream_t)",
             rmm::Stream::PER_THREAD.0,
         ),
+        (
+            "RMM_ALLOCATION_HANDLE_NONE",
+            RMM_ALLOCATION_HANDLE_NONE as usize,
+        ),
+        (
+            "RMM_ALLOCATION_HANDLE_POSIX_FILE_DESCRIPTOR",
+            RMM_ALLOCATION_HANDLE_POSIX_FILE_DESCRIPTOR as usize,
+        ),
+        (
+            "RMM_ALLOCATION_HANDLE_WIN32",
+            RMM_ALLOCATION_HANDLE_WIN32 as usize,
+        ),
+        (
+            "RMM_ALLOCATION_HANDLE_WIN32_KMT",
+            RMM_ALLOCATION_HANDLE_WIN32_KMT as usize,
+        ),
+        (
+            "RMM_ALLOCATION_HANDLE_FABRIC",
+            RMM_ALLOCATION_HANDLE_FABRIC as usize,
+        ),
     ] {
         let sep = if name.ends_with(')') { "" } else { " " };
         let line = format!("#define {name}{sep}{value}");
