@@ -84,4 +84,17 @@ static constexpr std::size_t RMM_DEFAULT_HOST_ALIGNMENT{alignof(std::max_align_t
   return is_aligned(reinterpret_cast<std::uintptr_t>(ptr), alignment);
 }
 
+/**
+ * @brief Whether the address @p ptr is a multiple of @p alignment (pointer form of
+ * is_aligned(); a template so that a literal `0` still selects the integer form).
+ * @param ptr The pointer to test
+ * @param alignment A power of two
+ * @return true when aligned
+ */
+template <typename T>
+[[nodiscard]] inline bool is_aligned(T* ptr, std::size_t alignment) noexcept
+{
+  return is_aligned(reinterpret_cast<std::uintptr_t>(ptr), alignment);
+}
+
 }  // namespace rmm

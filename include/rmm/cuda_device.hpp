@@ -48,6 +48,18 @@ struct cuda_device_id {
   {
     return lhs.value() < rhs.value();
   }
+  friend constexpr bool operator<=(cuda_device_id lhs, cuda_device_id rhs) noexcept
+  {
+    return lhs.value() <= rhs.value();
+  }
+  friend constexpr bool operator>(cuda_device_id lhs, cuda_device_id rhs) noexcept
+  {
+    return lhs.value() > rhs.value();
+  }
+  friend constexpr bool operator>=(cuda_device_id lhs, cuda_device_id rhs) noexcept
+  {
+    return lhs.value() >= rhs.value();
+  }
   /// @endcond
 
  private:

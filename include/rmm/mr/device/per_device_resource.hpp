@@ -14,6 +14,11 @@
  *   and shared by all callers (never destroyed, like RMM's).
  *
  * As in RMM, the caller keeps a resource alive for as long as it is set.
+ *
+ * The `_ref` forms (RMM 24.x/25.02) take and return rmm::device_async_resource_ref; a
+ * reference wraps the same device_memory_resource objects the pointer forms use, so
+ * `get_current_device_resource_ref() == device_async_resource_ref{get_current_device_resource()}`.
+ * The references given to the setters must refer to a device_memory_resource.
  */
 #pragma once
 
@@ -22,6 +27,7 @@
 #include <rmm/mr/device/cuda_memory_resource.hpp>
 #include <rmm/mr/device/detail/resource_bridge.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
 
 #include <memory>
@@ -136,6 +142,89 @@ inline device_memory_resource* set_current_device_resource(device_memory_resourc
 inline device_memory_resource* reset_current_device_resource()
 {
   return set_current_device_resource(nullptr);
+}
+
+namespace detail {
+
+/**
+ * @brief The device_memory_resource a reference refers to.
+ * @param ref The reference
+ * @return The resource
+ * @throws rmm::logic_error when @p ref refers to an object that is not a device_memory_resource
+ */
+inline device_memory_resource* device_resource_of(device_async_resource_ref ref)
+{
+  device_memory_resource* mr = ref.as_device_memory_resource();
+  RMM_EXPECTS(mr != nullptr,
+              "per-device resource references must refer to an rmm::mr::device_memory_resource");
+  return mr;
+}
+
+}  // namespace detail
+
+/**
+ * @brief A reference to the resource of device @p device_id.
+ * @param device_id The device
+ * @return The reference
+ * @throws rmm::logic_error for an invalid device id
+ */
+inline device_async_resource_ref get_per_device_resource_ref(cuda_device_id device_id)
+{
+  return device_async_resource_ref{get_per_device_resource(device_id)};
+}
+
+/**
+ * @brief Sets the resource of device @p device_id from a reference.
+ * @param device_id The device
+ * @param new_resource_ref Reference to a device_memory_resource that stays alive while set
+ * @return A reference to the previous resource
+ * @throws rmm::logic_error for an invalid device id, or a reference to another kind of object
+ */
+inline device_async_resource_ref set_per_device_resource_ref(
+  cuda_device_id device_id, device_async_resource_ref new_resource_ref)
+{
+  return device_async_resource_ref{
+    set_per_device_resource(device_id, detail::device_resource_of(new_resource_ref))};
+}
+
+/**
+ * @brief Restores the initial resource of device @p device_id.
+ * @param device_id The device
+ * @return A reference to the previous resource
+ */
+inline device_async_resource_ref reset_per_device_resource_ref(cuda_device_id device_id)
+{
+  return device_async_resource_ref{reset_per_device_resource(device_id)};
+}
+
+/**
+ * @brief A reference to the resource of the current device.
+ * @return The reference
+ */
+inline device_async_resource_ref get_current_device_resource_ref()
+{
+  return device_async_resource_ref{get_current_device_resource()};
+}
+
+/**
+ * @brief Sets the resource of the current device from a reference.
+ * @param new_resource_ref Reference to a device_memory_resource that stays alive while set
+ * @return A reference to the previous resource
+ * @throws rmm::logic_error for a reference to another kind of object
+ */
+inline device_async_resource_ref set_current_device_resource_ref(
+  device_async_resource_ref new_resource_ref)
+{
+  return set_per_device_resource_ref(rmm::get_current_cuda_device(), new_resource_ref);
+}
+
+/**
+ * @brief Restores the initial resource of the current device.
+ * @return A reference to the previous resource
+ */
+inline device_async_resource_ref reset_current_device_resource_ref()
+{
+  return device_async_resource_ref{reset_current_device_resource()};
 }
 
 }  // namespace rmm::mr
