@@ -383,28 +383,33 @@ class basic_resource_ref {
 
 #if defined(RMM_HAS_CUDA_MR)
   /// @cond
-  template <bool A = Async, std::enable_if_t<A, int> = 0>
-  [[nodiscard]] void* allocate_async(std::size_t bytes,
-                                     std::size_t alignment,
-                                     ::cuda::stream_ref stream) const
+  // Templates matching exactly cuda::stream_ref, so that raw stream handles, 0 and nullptr
+  // still select the cuda_stream_view overloads without ambiguity.
+  template <typename S,
+            bool A = Async,
+            std::enable_if_t<A && std::is_same_v<S, ::cuda::stream_ref>, int> = 0>
+  [[nodiscard]] void* allocate_async(std::size_t bytes, std::size_t alignment, S stream) const
   {
     return allocate_async(bytes, alignment, cuda_stream_view{stream.get()});
   }
-  template <bool A = Async, std::enable_if_t<A, int> = 0>
-  [[nodiscard]] void* allocate_async(std::size_t bytes, ::cuda::stream_ref stream) const
+  template <typename S,
+            bool A = Async,
+            std::enable_if_t<A && std::is_same_v<S, ::cuda::stream_ref>, int> = 0>
+  [[nodiscard]] void* allocate_async(std::size_t bytes, S stream) const
   {
     return allocate_async(bytes, cuda_stream_view{stream.get()});
   }
-  template <bool A = Async, std::enable_if_t<A, int> = 0>
-  void deallocate_async(void* ptr,
-                        std::size_t bytes,
-                        std::size_t alignment,
-                        ::cuda::stream_ref stream) const
+  template <typename S,
+            bool A = Async,
+            std::enable_if_t<A && std::is_same_v<S, ::cuda::stream_ref>, int> = 0>
+  void deallocate_async(void* ptr, std::size_t bytes, std::size_t alignment, S stream) const
   {
     deallocate_async(ptr, bytes, alignment, cuda_stream_view{stream.get()});
   }
-  template <bool A = Async, std::enable_if_t<A, int> = 0>
-  void deallocate_async(void* ptr, std::size_t bytes, ::cuda::stream_ref stream) const
+  template <typename S,
+            bool A = Async,
+            std::enable_if_t<A && std::is_same_v<S, ::cuda::stream_ref>, int> = 0>
+  void deallocate_async(void* ptr, std::size_t bytes, S stream) const
   {
     deallocate_async(ptr, bytes, cuda_stream_view{stream.get()});
   }
