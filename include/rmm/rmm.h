@@ -420,6 +420,12 @@ rmm_status_t rmm_available_device_memory(size_t *free_bytes, size_t *total_bytes
 rmm_status_t rmm_percent_of_free_device_memory(int32_t percent, size_t *bytes);
 
 /**
+ * Whether the process has begun exiting (`exit()` or return from `main`). After that,
+ * resources no longer call the GPU runtime; C++ destructors use it to skip runtime calls.
+ */
+bool rmm_process_is_exiting(void);
+
+/**
  * Creates a `failure_callback_resource_adaptor` over `upstream`: each allocation that fails
  * with out-of-memory calls `callback(bytes, arg)` and is retried while it returns true.
  * `callback` must not be NULL; `arg` is passed through untouched and must stay valid (and

@@ -113,3 +113,10 @@ pub unsafe extern "C" fn rmm_percent_of_free_device_memory(
         Ok(())
     })
 }
+
+/// Whether the process has begun exiting (`exit()` or return from `main`). After that,
+/// resources no longer call the GPU runtime; C++ destructors use it to skip runtime calls.
+#[no_mangle]
+pub extern "C" fn rmm_process_is_exiting() -> bool {
+    crate::runtime::process_is_exiting()
+}

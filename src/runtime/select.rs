@@ -60,16 +60,30 @@ pub fn process_is_exiting() -> bool {
     EXITING.load(Ordering::Relaxed)
 }
 
+/// Registers the exit flag's hook as the library loads, so the flag is set before the
+/// destructors of static objects made after that (C++ resources kept in globals) run.
+#[used]
+#[link_section = ".init_array"]
+static REGISTER_EXIT_FLAG_AT_LOAD: extern "C" fn() = register_exit_flag_at_load;
+
+extern "C" fn register_exit_flag_at_load() {
+    ensure_exit_flag();
+}
+
+/// Registers the `atexit` hook that sets [`process_is_exiting`] (once per process).
+pub(crate) fn ensure_exit_flag() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        super::os::at_exit(mark_exiting);
+    });
+}
+
 /// The process's runtime, chosen on first use from `RMM_RUNTIME`.
 ///
 /// The choice (or the failure) is made once and kept: a process uses one backend.
 pub fn runtime() -> Result<&'static dyn Runtime> {
     let chosen = RUNTIME.get_or_init(|| {
-        // SAFETY: `mark_exiting` is a plain `extern "C" fn()` that only stores an atomic;
-        // registering it has no preconditions. A failed registration only loses the flag.
-        unsafe {
-            libc::atexit(mark_exiting);
-        }
+        ensure_exit_flag();
         RuntimeChoice::from_env().and_then(load)
     });
     match chosen {
