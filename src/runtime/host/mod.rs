@@ -326,6 +326,17 @@ impl HostRuntime {
         }
     }
 
+    /// Waits for the work queued on every stream of every device, as `cudaFree` and
+    /// `cudaFreeHost` do: queued copies may still touch the memory about to be unmapped.
+    /// Errors of earlier work stay with their streams (they are not the free's to report).
+    fn wait_for_all_work(&self) {
+        for d in 0..self.inner.devices.len() {
+            for s in self.device_streams(d as DeviceId) {
+                s.drain();
+            }
+        }
+    }
+
     fn device_streams(&self, device: DeviceId) -> Vec<Arc<HostStream>> {
         let d = &self.inner.devices[device as usize];
         let mut all: Vec<_> = d.default_stream.lock().iter().cloned().collect();
@@ -433,6 +444,7 @@ impl Runtime for HostRuntime {
         if ptr.is_null() {
             return Ok(());
         }
+        self.wait_for_all_work();
         self.inner
             .memory
             .free("hostFree", ptr as usize, |k| {
@@ -463,6 +475,7 @@ impl Runtime for HostRuntime {
         if ptr.is_null() {
             return Ok(());
         }
+        self.wait_for_all_work();
         self.inner
             .memory
             .free("hostFreeHost", ptr as usize, |k| k == AllocKind::Pinned)
@@ -835,6 +848,28 @@ mod tests {
 
     fn kind<T: std::fmt::Debug>(r: RtResult<T>) -> RuntimeErrorKind {
         r.expect_err("expected an error").kind
+    }
+
+    #[test]
+    fn free_waits_for_work_queued_on_any_stream() {
+        let rt = rt(1, GIB);
+        let s = rt.stream_create(StreamFlags::default()).unwrap();
+        let p = rt.malloc(1 << 20).unwrap();
+        let done = Arc::new(AtomicBool::new(false));
+        let d = done.clone();
+        rt.launch_host_func(
+            s,
+            Box::new(move || {
+                std::thread::sleep(Duration::from_millis(50));
+                d.store(true, Ordering::SeqCst);
+            }),
+        )
+        .unwrap();
+        // SAFETY: `p` is live; the fill is queued behind the sleeping host function.
+        unsafe { rt.memset_async(p, 1, 1 << 20, s).unwrap() };
+        rt.free(p).unwrap();
+        assert!(done.load(Ordering::SeqCst), "free returned before queued work finished");
+        rt.stream_destroy(s).unwrap();
     }
 
     /// A host function that blocks its stream until the returned sender is used or dropped.

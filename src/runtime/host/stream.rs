@@ -136,6 +136,12 @@ impl HostStream {
         st.error.take()
     }
 
+    /// Waits for everything submitted so far, leaving a sticky error for the stream's owner.
+    pub fn drain(&self) {
+        let target = self.state.lock().submitted;
+        self.wait_for(target);
+    }
+
     /// True when all submitted work has completed.
     pub fn is_idle(&self) -> bool {
         let st = self.state.lock();
