@@ -1,0 +1,23 @@
+/**
+ * @file device_vector.hpp
+ * @brief `rmm::device_vector`: a Thrust device vector allocating through rmm.
+ *
+ * Available only when Thrust (rocThrust on AMD) headers can be included; without Thrust this
+ * header defines nothing.
+ */
+#pragma once
+
+#include <rmm/mr/device/thrust_allocator_adaptor.hpp>
+
+#if defined(RMM_DETAIL_HAVE_THRUST) && __has_include(<thrust/device_vector.h>)
+#include <thrust/device_vector.h>
+
+namespace rmm {
+/**
+ * @brief A `thrust::device_vector` whose memory comes from rmm's current device resource.
+ * @tparam T Element type
+ */
+template <typename T>
+using device_vector = thrust::device_vector<T, rmm::mr::thrust_allocator<T>>;
+}  // namespace rmm
+#endif
