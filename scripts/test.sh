@@ -18,7 +18,7 @@ step "cargo fmt --check"
 cargo fmt --all -- --check
 
 step "cargo clippy"
-cargo clippy --all-targets -- -D warnings
+cargo clippy --all-targets --workspace -- -D warnings
 
 step "header drift (cbindgen)"
 tmp="$(mktemp -d)"
@@ -32,8 +32,8 @@ if ! diff -u include/rmm/rmm.h "$tmp/rmm.h"; then
   exit 1
 fi
 
-step "cargo test --release (RMM_RUNTIME=$RMM_RUNTIME)"
-cargo test --release
+step "cargo test --release --workspace (RMM_RUNTIME=$RMM_RUNTIME; includes the LD_PRELOAD interposer against a stand-in cudart)"
+cargo test --release --workspace
 
 step "benchmark smoke run (rmm-bench --quick, RMM_RUNTIME=$RMM_RUNTIME)"
 mkdir -p build
@@ -45,6 +45,14 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$root/ins
   -DRMM_BUILD_TESTS=ON
 cmake --build build --parallel "$jobs"
 cmake --install build
+
+step "exported symbols: librmm.so exports no runtime symbol; librmm_preload.so is installed"
+if nm -D --defined-only install/lib*/librmm.so | grep -E ' T (cuda|hip)[A-Z]'; then
+  echo "librmm.so must not export GPU runtime symbols (that is librmm_preload.so's job)" >&2
+  exit 1
+fi
+nm -D --defined-only install/lib*/librmm_preload.so | grep -q ' T cudaMalloc$'
+nm -D --defined-only install/lib*/librmm_preload.so | grep -q ' T hipMalloc$'
 
 step "ctest"
 ctest --test-dir build --output-on-failure --parallel "$jobs"

@@ -326,7 +326,16 @@ struct GpuRuntime {
 ///
 /// Only version queries run here; whether a device exists is the selector's question.
 pub(super) fn load(flavor: &'static Flavor) -> Result<Box<dyn Runtime>, String> {
-    let (lib, soname) = Library::open_first(flavor.libraries)?;
+    load_from(flavor, flavor.libraries)
+}
+
+/// Like [`load`], but tries `names` instead of the flavor's own list (the LD_PRELOAD
+/// interposer passes the exact library the program already loaded).
+pub(super) fn load_from(
+    flavor: &'static Flavor,
+    names: &[&'static str],
+) -> Result<Box<dyn Runtime>, String> {
+    let (lib, soname) = Library::open_first(names)?;
     let mut api = Api::load(&lib, soname, flavor.column)?;
     let version = |f: unsafe extern "C" fn(*mut i32) -> i32| {
         let mut v = 0;

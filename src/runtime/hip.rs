@@ -94,6 +94,13 @@ pub fn load() -> Result<Box<dyn Runtime>, String> {
     gpu::load(&HIP)
 }
 
+/// Loads this runtime from one named library (a path or a soname) instead of the list:
+/// the LD_PRELOAD interposer passes the library the program itself loaded, so there is one
+/// runtime (and one device context) in the process.
+pub fn load_library(name: &'static str) -> Result<Box<dyn Runtime>, String> {
+    gpu::load_from(&HIP, &[name])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,7 +19,7 @@ mod select;
 use std::ffi::c_void;
 use std::fmt;
 
-pub use select::{process_is_exiting, runtime, RuntimeChoice};
+pub use select::{preselect, process_is_exiting, runtime, RuntimeChoice};
 
 /// A device ordinal, as the runtimes number them (0-based).
 pub type DeviceId = i32;

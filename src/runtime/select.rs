@@ -46,6 +46,19 @@ impl RuntimeChoice {
 }
 
 static RUNTIME: OnceLock<Result<Box<dyn Runtime>>> = OnceLock::new();
+static PRESELECTED: OnceLock<(RuntimeChoice, Option<&'static str>)> = OnceLock::new();
+
+/// Fixes the backend (and optionally the exact library to open) before the first call to
+/// [`runtime`], overriding `RMM_RUNTIME`. For the LD_PRELOAD interposer, which must use the
+/// runtime the program called, from the library the program loaded; ordinary users never
+/// call it. Returns false when the runtime was already chosen (or a choice was already
+/// made), in which case nothing changes.
+pub fn preselect(choice: RuntimeChoice, library: Option<&'static str>) -> bool {
+    if RUNTIME.get().is_some() {
+        return false;
+    }
+    PRESELECTED.set((choice, library)).is_ok()
+}
 static EXITING: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn mark_exiting() {
@@ -84,7 +97,11 @@ pub(crate) fn ensure_exit_flag() {
 pub fn runtime() -> Result<&'static dyn Runtime> {
     let chosen = RUNTIME.get_or_init(|| {
         ensure_exit_flag();
-        RuntimeChoice::from_env().and_then(load)
+        match PRESELECTED.get() {
+            Some(&(choice, Some(library))) => load_library(choice, library),
+            Some(&(choice, None)) => load(choice),
+            None => RuntimeChoice::from_env().and_then(load),
+        }
     });
     match chosen {
         Ok(rt) => Ok(rt.as_ref()),
@@ -114,6 +131,16 @@ fn load(choice: RuntimeChoice) -> Result<Box<dyn Runtime>> {
             )))
         }
     }
+}
+
+/// Loads `choice` from one named library (see [`preselect`]).
+fn load_library(choice: RuntimeChoice, library: &'static str) -> Result<Box<dyn Runtime>> {
+    let loaded = match choice {
+        RuntimeChoice::Cuda => with_device(super::cuda::load_library(library)),
+        RuntimeChoice::Hip => with_device(super::hip::load_library(library)),
+        other => return load(other),
+    };
+    loaded.map_err(|e| Error::NoRuntime(format!("{library}: {e}")))
 }
 
 /// Keeps a loaded GPU runtime only if it reports at least one device.

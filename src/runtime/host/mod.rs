@@ -868,7 +868,10 @@ mod tests {
         // SAFETY: `p` is live; the fill is queued behind the sleeping host function.
         unsafe { rt.memset_async(p, 1, 1 << 20, s).unwrap() };
         rt.free(p).unwrap();
-        assert!(done.load(Ordering::SeqCst), "free returned before queued work finished");
+        assert!(
+            done.load(Ordering::SeqCst),
+            "free returned before queued work finished"
+        );
         rt.stream_destroy(s).unwrap();
     }
 
