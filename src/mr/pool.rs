@@ -594,6 +594,50 @@ impl PoolMemoryResource {
         }
     }
 
+    /// The allocation path when stream slot `s` has no fitting block: take another
+    /// stream's free memory (ordered after it), then grow.
+    #[cold]
+    #[inline(never)]
+    fn allocate_slow(
+        &self,
+        inner: &mut Inner,
+        rounded: usize,
+        stream: Stream,
+        s: u32,
+    ) -> Result<*mut c_void> {
+        // Slow path 1: a stream whose free memory has a fitting block.
+        for t in 0..inner.lists.len() as u32 {
+            if t != s && inner.find(t, rounded).is_some() {
+                inner.streams.order_after(s, t)?;
+                inner.merge_stream(t, s);
+                if let Some(i) = inner.find(s, rounded) {
+                    return Ok(inner.take(i, rounded, s));
+                }
+            }
+        }
+        // Slow path 2: enough bytes are free over all streams that merging them may create
+        // a block that fits: gather every stream's free memory here before growing. Each
+        // free block moves at most once per time it is freed, so this stays amortized O(1).
+        if inner.bytes_free >= rounded {
+            for t in 0..inner.lists.len() as u32 {
+                if t != s && inner.lists[t as usize].free_count > 0 {
+                    inner.streams.order_after(s, t)?;
+                    inner.merge_stream(t, s);
+                }
+            }
+            if let Some(i) = inner.find(s, rounded) {
+                return Ok(inner.take(i, rounded, s));
+            }
+        }
+        // Slow path 3: grow (every other stream's free memory is already here, or could
+        // not have made a fitting block).
+        self.grow(inner, rounded, stream, s)?;
+        let i = inner
+            .find(s, rounded)
+            .expect("the pool just grew by at least the request");
+        Ok(inner.take(i, rounded, s))
+    }
+
     /// Grows the pool by at least `bytes` (RMM's rule: try max(bytes, pool size) bounded
     /// by the maximum, halving down to `bytes` on upstream out-of-memory).
     fn grow(&self, inner: &mut Inner, bytes: usize, stream: Stream, s: u32) -> Result<()> {
@@ -646,37 +690,7 @@ impl DeviceMemoryResource for PoolMemoryResource {
         if let Some(i) = inner.find(s, rounded) {
             return Ok(inner.take(i, rounded, s));
         }
-        // Slow path 1: a stream whose free memory has a fitting block.
-        for t in 0..inner.lists.len() as u32 {
-            if t != s && inner.find(t, rounded).is_some() {
-                inner.streams.order_after(s, t)?;
-                inner.merge_stream(t, s);
-                if let Some(i) = inner.find(s, rounded) {
-                    return Ok(inner.take(i, rounded, s));
-                }
-            }
-        }
-        // Slow path 2: grow; if that fails, gather every stream's free memory (merging
-        // may create a block that fits) before giving up.
-        match self.grow(&mut inner, rounded, stream, s) {
-            Ok(()) => {}
-            Err(e @ Error::OutOfMemory { .. }) => {
-                for t in 0..inner.lists.len() as u32 {
-                    if t != s && inner.lists[t as usize].free_count > 0 {
-                        inner.streams.order_after(s, t)?;
-                        inner.merge_stream(t, s);
-                    }
-                }
-                if inner.find(s, rounded).is_none() {
-                    return Err(e);
-                }
-            }
-            Err(e) => return Err(e),
-        }
-        let i = inner
-            .find(s, rounded)
-            .expect("the pool just grew by at least the request");
-        Ok(inner.take(i, rounded, s))
+        self.allocate_slow(&mut inner, rounded, stream, s)
     }
 
     fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {

@@ -202,3 +202,30 @@ fn forget_stream_moves_free_blocks_to_the_default_stream() {
     pool.deallocate(q, 4096, Stream::DEFAULT).unwrap();
     assert_eq!(pool.release().unwrap(), 1 << 16);
 }
+
+#[test]
+fn free_memory_scattered_over_streams_is_gathered_before_growing() {
+    // No maximum: without gathering, the request would grow the pool.
+    let pool = PoolMemoryResource::new(cuda(), 4096, None).unwrap();
+    let rt = runtime().unwrap();
+    let (a, b) = (
+        rt.stream_create(Default::default()).unwrap(),
+        rt.stream_create(Default::default()).unwrap(),
+    );
+    let s = Stream::DEFAULT;
+    let ps: Vec<_> = (0..4).map(|_| pool.allocate(1024, s).unwrap()).collect();
+    // Four neighbours free on three streams: no single stream has a 2048-byte block.
+    pool.deallocate(ps[0], 1024, a).unwrap();
+    pool.deallocate(ps[1], 1024, b).unwrap();
+    pool.deallocate(ps[2], 1024, a).unwrap();
+    pool.deallocate(ps[3], 1024, b).unwrap();
+    assert_eq!(pool.free_block_count(), 4);
+    let p = pool.allocate(4096, s).unwrap();
+    assert_eq!(p, ps[0]);
+    assert_eq!(pool.pool_size(), 4096, "gathered, did not grow");
+    pool.deallocate(p, 4096, s).unwrap();
+    for st in [a, b] {
+        pool.forget_stream(st).unwrap();
+        rt.stream_destroy(st).unwrap();
+    }
+}
