@@ -229,3 +229,29 @@ fn free_memory_scattered_over_streams_is_gathered_before_growing() {
         rt.stream_destroy(st).unwrap();
     }
 }
+
+#[test]
+fn ptr_map_matches_a_hash_map_through_growth_and_deletions() {
+    let mut m = PtrMap::with_capacity(4);
+    let mut reference = std::collections::HashMap::new();
+    let mut x: u64 = 0x1234_5678;
+    for step in 0..200_000u32 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        // Few distinct keys (so removes often hit), 256-aligned like pool addresses.
+        let key = ((x % 3000) as usize + 1) << 8;
+        if x & 1 == 0 && !reference.contains_key(&key) {
+            m.insert(key, step);
+            reference.insert(key, step);
+        } else {
+            assert_eq!(m.remove(key), reference.remove(&key), "step {step}");
+        }
+        assert_eq!(m.len(), reference.len());
+    }
+    assert_eq!(m.remove(0), None);
+    for (k, v) in reference {
+        assert_eq!(m.remove(k), Some(v));
+    }
+    assert!(m.is_empty());
+}
