@@ -47,24 +47,20 @@ const UNIT_SHIFT: u32 = ALLOCATION_ALIGNMENT.trailing_zeros();
 /// `fl` covers `[2^(fl+3), 2^(fl+4))` units split into 16 equal subranges.
 pub(crate) fn mapping_insert(units: usize) -> (usize, usize) {
     debug_assert!(units >= 1);
-    if units < SL_COUNT {
-        (0, units)
-    } else {
-        let l = usize::BITS - 1 - units.leading_zeros();
-        let fl = (l - SL_BITS + 1) as usize;
-        let sl = (units >> (l - SL_BITS)) & (SL_COUNT - 1);
-        (fl, sl)
-    }
+    // Branch-free (sizes are unpredictable): below 16 units `l < 4`, so both subtractions
+    // saturate to 0 and the class is `(0, units)`.
+    let l = usize::BITS - 1 - (units | 1).leading_zeros();
+    let fl = l.saturating_sub(SL_BITS - 1) as usize;
+    let sl = (units >> l.saturating_sub(SL_BITS)) & (SL_COUNT - 1);
+    (fl, sl)
 }
 
 /// The first class whose every block is at least `units`: the request rounded up to its
 /// class's upper boundary, so any block found there fits without looking at it.
 pub(crate) fn mapping_search(units: usize) -> (usize, usize) {
-    if units < SL_COUNT {
-        return (0, units);
-    }
-    let l = usize::BITS - 1 - units.leading_zeros();
-    let round = (1usize << (l - SL_BITS)) - 1;
+    let l = usize::BITS - 1 - (units | 1).leading_zeros();
+    // 0 below 16 units (exact classes), like `mapping_insert`.
+    let round = (1usize << l.saturating_sub(SL_BITS)) - 1;
     match units.checked_add(round) {
         Some(u) => mapping_insert(u),
         None => (FL_COUNT, 0),
@@ -78,8 +74,8 @@ fn round_up(bytes: usize) -> Option<usize> {
 
 /// The live allocations: block address -> descriptor index, in an open-addressing table
 /// (linear probing, multiplicative hash of `addr >> 8`, backward-shift deletion, load at
-/// most 1/2). One probe sequence per insert or remove, no tombstones, and the table is
-/// doubled only when half full, so steady-state inserts and removes never allocate.
+/// most 1/4: short probe runs keep the probe loops' branches predictable). One probe sequence per insert or remove, no tombstones, and the table is
+/// doubled only when a quarter full, so steady-state inserts and removes never allocate.
 /// Address 0 marks an empty slot (the pool never hands out null).
 #[derive(Debug)]
 struct PtrMap {
@@ -92,7 +88,7 @@ struct PtrMap {
 
 impl PtrMap {
     fn with_capacity(n: usize) -> Self {
-        let cap = (2 * n).next_power_of_two().max(16);
+        let cap = (4 * n).next_power_of_two().max(16);
         PtrMap {
             keys: vec![0; cap].into_boxed_slice(),
             vals: vec![0; cap].into_boxed_slice(),
@@ -123,7 +119,7 @@ impl PtrMap {
     #[inline]
     fn insert(&mut self, key: usize, val: u32) {
         debug_assert!(key != 0);
-        if 2 * (self.len + 1) > self.keys.len() {
+        if 4 * (self.len + 1) > self.keys.len() {
             self.grow();
         }
         let mask = self.mask();
@@ -186,12 +182,12 @@ impl PtrMap {
         Some(val)
     }
 
-    /// Doubles the table (rare: only when half full).
+    /// Doubles the table (rare: only when a quarter full).
     #[cold]
     fn grow(&mut self) {
         let old_keys = std::mem::take(&mut self.keys);
         let old_vals = std::mem::take(&mut self.vals);
-        *self = PtrMap::with_capacity(old_keys.len());
+        *self = PtrMap::with_capacity(old_keys.len() / 2);
         for (&k, &v) in old_keys.iter().zip(old_vals.iter()) {
             if k != 0 {
                 self.insert(k, v);
