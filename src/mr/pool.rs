@@ -79,8 +79,8 @@ fn round_up(bytes: usize) -> Option<usize> {
 /// Address 0 marks an empty slot (the pool never hands out null).
 #[derive(Debug)]
 struct PtrMap {
-    keys: Box<[usize]>,
-    vals: Box<[u32]>,
+    /// `(address, descriptor)` side by side: one cache line per probe.
+    slots: Box<[(usize, u32)]>,
     len: usize,
     /// `64 - log2(capacity)`: the hash's top bits index the table.
     shift: u32,
@@ -90,8 +90,7 @@ impl PtrMap {
     fn with_capacity(n: usize) -> Self {
         let cap = (4 * n).next_power_of_two().max(16);
         PtrMap {
-            keys: vec![0; cap].into_boxed_slice(),
-            vals: vec![0; cap].into_boxed_slice(),
+            slots: vec![(0, 0); cap].into_boxed_slice(),
             len: 0,
             shift: 64 - cap.trailing_zeros(),
         }
@@ -107,7 +106,7 @@ impl PtrMap {
 
     #[inline(always)]
     fn mask(&self) -> usize {
-        self.keys.len() - 1
+        self.slots.len() - 1
     }
 
     #[inline(always)]
@@ -115,25 +114,30 @@ impl PtrMap {
         ((key as u64 >> UNIT_SHIFT).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
     }
 
+    #[inline(always)]
+    fn at(&mut self, i: usize) -> &mut (usize, u32) {
+        debug_assert!(i < self.slots.len());
+        // SAFETY: every caller masks `i` with `mask()`, so `i < slots.len()`.
+        unsafe { self.slots.get_unchecked_mut(i) }
+    }
+
     /// Inserts `key` (not present, nonzero).
     #[inline]
     fn insert(&mut self, key: usize, val: u32) {
         debug_assert!(key != 0);
-        if 4 * (self.len + 1) > self.keys.len() {
+        if 4 * (self.len + 1) > self.slots.len() {
             self.grow();
         }
         let mask = self.mask();
         let mut i = self.home(key);
         loop {
-            // SAFETY: `i <= mask < keys.len() == vals.len()`.
-            let k = unsafe { self.keys.get_unchecked_mut(i) };
-            if *k == 0 {
-                *k = key;
-                unsafe { *self.vals.get_unchecked_mut(i) = val };
+            let e = self.at(i);
+            if e.0 == 0 {
+                *e = (key, val);
                 self.len += 1;
                 return;
             }
-            debug_assert!(*k != key, "duplicate key");
+            debug_assert!(e.0 != key, "duplicate key");
             i = (i + 1) & mask;
         }
     }
@@ -146,38 +150,33 @@ impl PtrMap {
         }
         let mask = self.mask();
         let mut i = self.home(key);
-        loop {
-            // SAFETY: `i <= mask`, as in `insert`.
-            let k = unsafe { *self.keys.get_unchecked(i) };
-            if k == key {
-                break;
+        let val = loop {
+            let e = *self.at(i);
+            if e.0 == key {
+                break e.1;
             }
-            if k == 0 {
+            if e.0 == 0 {
                 return None;
             }
             i = (i + 1) & mask;
-        }
-        let val = unsafe { *self.vals.get_unchecked(i) };
+        };
         // Backward-shift deletion: pull later entries of the run into the hole when their
         // home position allows, so lookups never need tombstones.
         let mut hole = i;
         let mut j = i;
         loop {
             j = (j + 1) & mask;
-            let k = unsafe { *self.keys.get_unchecked(j) };
-            if k == 0 {
+            let e = *self.at(j);
+            if e.0 == 0 {
                 break;
             }
-            let home = self.home(k);
+            let home = self.home(e.0);
             if (j.wrapping_sub(home) & mask) >= (j.wrapping_sub(hole) & mask) {
-                unsafe {
-                    *self.keys.get_unchecked_mut(hole) = k;
-                    *self.vals.get_unchecked_mut(hole) = *self.vals.get_unchecked(j);
-                }
+                *self.at(hole) = e;
                 hole = j;
             }
         }
-        unsafe { *self.keys.get_unchecked_mut(hole) = 0 };
+        self.at(hole).0 = 0;
         self.len -= 1;
         Some(val)
     }
@@ -185,10 +184,9 @@ impl PtrMap {
     /// Doubles the table (rare: only when a quarter full).
     #[cold]
     fn grow(&mut self) {
-        let old_keys = std::mem::take(&mut self.keys);
-        let old_vals = std::mem::take(&mut self.vals);
-        *self = PtrMap::with_capacity(old_keys.len() / 2);
-        for (&k, &v) in old_keys.iter().zip(old_vals.iter()) {
+        let old = std::mem::take(&mut self.slots);
+        *self = PtrMap::with_capacity(old.len() / 2);
+        for &(k, v) in old.iter() {
             if k != 0 {
                 self.insert(k, v);
             }
