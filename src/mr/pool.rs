@@ -31,8 +31,10 @@ use crate::error::{Error, Result};
 use crate::runtime::{runtime, Stream};
 
 const NAME: &str = "pool_memory_resource";
-/// "No block" in index links.
-const NIL: u32 = u32::MAX;
+/// "No block" in index links: slot 0 of the slab, a dummy descriptor that is never a real
+/// block (its state stays `Vacant`), so the hot path may write a link into "no block"
+/// instead of branching on it.
+const NIL: u32 = 0;
 /// log2 of the number of second-level classes per first-level class.
 const SL_BITS: u32 = 4;
 /// Second-level classes per first-level class.
@@ -355,9 +357,8 @@ impl Inner {
         t.sl_bitmap[fl] |= 1 << sl;
         self.bytes_free += size;
         self.free_count += 1;
-        if head != NIL {
-            self.blk_mut(head).prev_free = i;
-        }
+        // Into the dummy when the class was empty: no branch.
+        self.blk_mut(head).prev_free = i;
         let b = self.blk_mut(i);
         b.next_free = head;
         b.prev_free = NIL;
@@ -372,9 +373,8 @@ impl Inner {
             debug_assert_eq!(b.state, State::Free);
             (b.size, b.stream, b.prev_free, b.next_free)
         };
-        if next != NIL {
-            self.blk_mut(next).prev_free = prev;
-        }
+        // Into the dummy when `i` was last: no branch.
+        self.blk_mut(next).prev_free = prev;
         self.bytes_free -= size;
         self.free_count -= 1;
         if prev != NIL {
@@ -403,33 +403,27 @@ impl Inner {
             b.stream = s;
             (b.next_phys, b.prev_phys)
         };
-        if next != NIL {
-            let n = *self.blk(next);
-            if n.state == State::Free && n.stream == s {
-                self.list_remove(next);
-                let b = self.blk_mut(i);
-                b.size += n.size;
-                b.next_phys = n.next_phys;
-                if n.next_phys != NIL {
-                    self.blk_mut(n.next_phys).prev_phys = i;
-                }
-                self.vacate(next);
-            }
+        // A missing neighbour is the dummy (never `Free`), so no `NIL` checks; links
+        // written into the dummy are ignored.
+        let n = *self.blk(next);
+        if n.state == State::Free && n.stream == s {
+            self.list_remove(next);
+            let b = self.blk_mut(i);
+            b.size += n.size;
+            b.next_phys = n.next_phys;
+            self.blk_mut(n.next_phys).prev_phys = i;
+            self.vacate(next);
         }
-        if prev != NIL {
-            let p = self.blk(prev);
-            if p.state == State::Free && p.stream == s {
-                self.list_remove(prev);
-                let b = *self.blk(i);
-                let pb = self.blk_mut(prev);
-                pb.size += b.size;
-                pb.next_phys = b.next_phys;
-                if b.next_phys != NIL {
-                    self.blk_mut(b.next_phys).prev_phys = prev;
-                }
-                self.vacate(i);
-                i = prev;
-            }
+        let p = self.blk(prev);
+        if p.state == State::Free && p.stream == s {
+            self.list_remove(prev);
+            let b = *self.blk(i);
+            let pb = self.blk_mut(prev);
+            pb.size += b.size;
+            pb.next_phys = b.next_phys;
+            self.blk_mut(b.next_phys).prev_phys = prev;
+            self.vacate(i);
+            i = prev;
         }
         self.list_insert(i);
     }
@@ -467,9 +461,8 @@ impl Inner {
                 stream: s,
                 state: State::Free,
             });
-            if b.next_phys != NIL {
-                self.blk_mut(b.next_phys).prev_phys = j;
-            }
+            // Into the dummy when `i` was last in its chunk.
+            self.blk_mut(b.next_phys).prev_phys = j;
             let bm = self.blk_mut(i);
             bm.next_phys = j;
             bm.size = bytes;
@@ -553,7 +546,20 @@ impl PoolMemoryResource {
             upstream,
             maximum: maximum_pool_size,
             inner: Mutex::new(Inner {
-                blocks: Vec::with_capacity(1024),
+                blocks: {
+                    let mut v = Vec::with_capacity(1024);
+                    v.push(Block {
+                        addr: 0,
+                        size: 0,
+                        prev_phys: NIL,
+                        next_phys: NIL,
+                        prev_free: NIL,
+                        next_free: NIL,
+                        stream: u32::MAX,
+                        state: State::Vacant,
+                    });
+                    v
+                },
                 vacant: NIL,
                 streams: StreamRegistry::new(rt, device),
                 lists: Vec::new(),
