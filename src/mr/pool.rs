@@ -437,7 +437,8 @@ impl Inner {
         // does not guarantee it; checking it keeps near-exact fits (one look, no scan).
         let (fl, sl) = mapping_insert(units);
         let head = t.heads[fl & (FL_COUNT - 1)][sl & (SL_COUNT - 1)];
-        if head != NIL && self.blk(head).size >= bytes {
+        // An empty class's head is the dummy, whose size 0 never fits: no `NIL` check.
+        if self.blk(head).size >= bytes {
             return Some(head);
         }
         let (fl, sl) = mapping_search(units);
