@@ -9,9 +9,13 @@
 //!   heads), with free lists linked through descriptor indices. Finding a fitting block is
 //!   a couple of bit scans: O(1), however many blocks are free. RMM's pool scans its free
 //!   list linearly and slows down 15x from 10 000 to 100 000 live allocations.
-//! - Live allocations are found by pointer in a `HashMap` whose capacity is doubled only
-//!   when full, so steady-state insert/remove never allocates. It also makes foreign,
-//!   double and wrong-size frees detectable in O(1).
+//! - Live allocations are found by pointer in an open-addressing table (`PtrMap`: linear
+//!   probing, load at most 1/4, doubled only when a quarter full), so steady-state
+//!   insert/remove never allocates and a free costs one probe sequence. It also makes
+//!   foreign, double and wrong-size frees detectable in O(1).
+//! - Slab slot 0 is a dummy descriptor standing for "no block", so hot-path link updates
+//!   write into it instead of branching; the last stream used is cached, so same-stream
+//!   operations skip the stream lookup.
 //! - Each block keeps its address neighbours (`prev_phys`/`next_phys`); a freed block
 //!   merges with free neighbours of the same stream (blocks of other streams may still be
 //!   in use by work enqueued there, so they merge only once moved to the same stream).
@@ -24,15 +28,17 @@ use std::ffi::c_void;
 
 use parking_lot::Mutex;
 
-use super::stream_ordered::{FastMap, StreamRegistry};
+use super::stream_ordered::StreamRegistry;
 use super::{current_device_or_unknown, DeviceMemoryResource, SharedResource};
 use super::{ALLOCATION_ALIGNMENT, ALLOCATION_ALIGNMENT as ALIGN};
 use crate::error::{Error, Result};
 use crate::runtime::{runtime, Stream};
 
 const NAME: &str = "pool_memory_resource";
-/// "No block" in index links.
-const NIL: u32 = u32::MAX;
+/// "No block" in index links: slot 0 of the slab, a dummy descriptor that is never a real
+/// block (its state stays `Vacant`), so the hot path may write a link into "no block"
+/// instead of branching on it.
+const NIL: u32 = 0;
 /// log2 of the number of second-level classes per first-level class.
 const SL_BITS: u32 = 4;
 /// Second-level classes per first-level class.
@@ -47,24 +53,20 @@ const UNIT_SHIFT: u32 = ALLOCATION_ALIGNMENT.trailing_zeros();
 /// `fl` covers `[2^(fl+3), 2^(fl+4))` units split into 16 equal subranges.
 pub(crate) fn mapping_insert(units: usize) -> (usize, usize) {
     debug_assert!(units >= 1);
-    if units < SL_COUNT {
-        (0, units)
-    } else {
-        let l = usize::BITS - 1 - units.leading_zeros();
-        let fl = (l - SL_BITS + 1) as usize;
-        let sl = (units >> (l - SL_BITS)) & (SL_COUNT - 1);
-        (fl, sl)
-    }
+    // Branch-free (sizes are unpredictable): below 16 units `l < 4`, so both subtractions
+    // saturate to 0 and the class is `(0, units)`.
+    let l = usize::BITS - 1 - (units | 1).leading_zeros();
+    let fl = l.saturating_sub(SL_BITS - 1) as usize;
+    let sl = (units >> l.saturating_sub(SL_BITS)) & (SL_COUNT - 1);
+    (fl, sl)
 }
 
 /// The first class whose every block is at least `units`: the request rounded up to its
 /// class's upper boundary, so any block found there fits without looking at it.
 pub(crate) fn mapping_search(units: usize) -> (usize, usize) {
-    if units < SL_COUNT {
-        return (0, units);
-    }
-    let l = usize::BITS - 1 - units.leading_zeros();
-    let round = (1usize << (l - SL_BITS)) - 1;
+    let l = usize::BITS - 1 - (units | 1).leading_zeros();
+    // 0 below 16 units (exact classes), like `mapping_insert`.
+    let round = (1usize << l.saturating_sub(SL_BITS)) - 1;
     match units.checked_add(round) {
         Some(u) => mapping_insert(u),
         None => (FL_COUNT, 0),
@@ -74,6 +76,128 @@ pub(crate) fn mapping_search(units: usize) -> (usize, usize) {
 /// Rounds `bytes` up to the allocation alignment; `None` on overflow.
 fn round_up(bytes: usize) -> Option<usize> {
     bytes.checked_add(ALIGN - 1).map(|b| b & !(ALIGN - 1))
+}
+
+/// The live allocations: block address -> descriptor index, in an open-addressing table
+/// (linear probing, multiplicative hash of `addr >> 8`, backward-shift deletion, load at
+/// most 1/4: short probe runs keep the probe loops' branches predictable). One probe sequence per insert or remove, no tombstones, and the table is
+/// doubled only when a quarter full, so steady-state inserts and removes never allocate.
+/// Address 0 marks an empty slot (the pool never hands out null).
+#[derive(Debug)]
+struct PtrMap {
+    /// `(address, descriptor)` side by side: one cache line per probe.
+    slots: Box<[(usize, u32)]>,
+    len: usize,
+    /// `64 - log2(capacity)`: the hash's top bits index the table.
+    shift: u32,
+}
+
+impl PtrMap {
+    fn with_capacity(n: usize) -> Self {
+        let cap = (4 * n).next_power_of_two().max(16);
+        PtrMap {
+            slots: vec![(0, 0); cap].into_boxed_slice(),
+            len: 0,
+            shift: 64 - cap.trailing_zeros(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline(always)]
+    fn mask(&self) -> usize {
+        self.slots.len() - 1
+    }
+
+    #[inline(always)]
+    fn home(&self, key: usize) -> usize {
+        ((key as u64 >> UNIT_SHIFT).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
+    }
+
+    #[inline(always)]
+    fn at(&mut self, i: usize) -> &mut (usize, u32) {
+        debug_assert!(i < self.slots.len());
+        // SAFETY: every caller masks `i` with `mask()`, so `i < slots.len()`.
+        unsafe { self.slots.get_unchecked_mut(i) }
+    }
+
+    /// Inserts `key` (not present, nonzero).
+    #[inline]
+    fn insert(&mut self, key: usize, val: u32) {
+        debug_assert!(key != 0);
+        if 4 * (self.len + 1) > self.slots.len() {
+            self.grow();
+        }
+        let mask = self.mask();
+        let mut i = self.home(key);
+        loop {
+            let e = self.at(i);
+            if e.0 == 0 {
+                *e = (key, val);
+                self.len += 1;
+                return;
+            }
+            debug_assert!(e.0 != key, "duplicate key");
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Removes `key`, returning its value.
+    #[inline]
+    fn remove(&mut self, key: usize) -> Option<u32> {
+        if key == 0 {
+            return None;
+        }
+        let mask = self.mask();
+        let mut i = self.home(key);
+        let val = loop {
+            let e = *self.at(i);
+            if e.0 == key {
+                break e.1;
+            }
+            if e.0 == 0 {
+                return None;
+            }
+            i = (i + 1) & mask;
+        };
+        // Backward-shift deletion: pull later entries of the run into the hole when their
+        // home position allows, so lookups never need tombstones.
+        let mut hole = i;
+        let mut j = i;
+        loop {
+            j = (j + 1) & mask;
+            let e = *self.at(j);
+            if e.0 == 0 {
+                break;
+            }
+            let home = self.home(e.0);
+            if (j.wrapping_sub(home) & mask) >= (j.wrapping_sub(hole) & mask) {
+                *self.at(hole) = e;
+                hole = j;
+            }
+        }
+        self.at(hole).0 = 0;
+        self.len -= 1;
+        Some(val)
+    }
+
+    /// Doubles the table (rare: only when a quarter full).
+    #[cold]
+    fn grow(&mut self) {
+        let old = std::mem::take(&mut self.slots);
+        *self = PtrMap::with_capacity(old.len() / 2);
+        for &(k, v) in old.iter() {
+            if k != 0 {
+                self.insert(k, v);
+            }
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -103,9 +227,7 @@ struct Block {
 struct Tlsf {
     fl_bitmap: u64,
     sl_bitmap: [u16; FL_COUNT],
-    heads: Box<[u32]>,
-    free_bytes: usize,
-    free_count: usize,
+    heads: [[u32; SL_COUNT]; FL_COUNT],
 }
 
 impl Tlsf {
@@ -113,9 +235,7 @@ impl Tlsf {
         Tlsf {
             fl_bitmap: 0,
             sl_bitmap: [0; FL_COUNT],
-            heads: vec![NIL; FL_COUNT * SL_COUNT].into_boxed_slice(),
-            free_bytes: 0,
-            free_count: 0,
+            heads: [[NIL; SL_COUNT]; FL_COUNT],
         }
     }
 
@@ -167,7 +287,7 @@ struct Inner {
     vacant: u32,
     streams: StreamRegistry,
     lists: Vec<Tlsf>,
-    live: FastMap<usize, u32>,
+    live: PtrMap,
     chunks: Vec<Chunk>,
     pool_size: usize,
     bytes_free: usize,
@@ -175,11 +295,14 @@ struct Inner {
 }
 
 impl Inner {
+    #[inline(always)]
     fn new_block(&mut self, b: Block) -> u32 {
         if self.vacant != NIL {
             let i = self.vacant;
-            self.vacant = self.blocks[i as usize].next_free;
-            self.blocks[i as usize] = b;
+            let slot = self.blk_mut(i);
+            let next = slot.next_free;
+            *slot = b;
+            self.vacant = next;
             i
         } else {
             self.blocks.push(b);
@@ -187,14 +310,17 @@ impl Inner {
         }
     }
 
+    #[inline(always)]
     fn vacate(&mut self, i: u32) {
-        let b = &mut self.blocks[i as usize];
+        let vacant = self.vacant;
+        let b = self.blk_mut(i);
         b.state = State::Vacant;
-        b.next_free = self.vacant;
+        b.next_free = vacant;
         self.vacant = i;
     }
 
     /// The slot of `stream`, creating its free list the first time.
+    #[inline(always)]
     fn slot(&mut self, stream: Stream) -> u32 {
         let (s, new) = self.streams.slot(stream);
         if new {
@@ -203,110 +329,132 @@ impl Inner {
         s
     }
 
+    /// Block `i` (bounds-checked in debug builds only: descriptor indices come from the
+    /// pool's own links, never from callers).
+    #[inline(always)]
+    fn blk(&self, i: u32) -> &Block {
+        debug_assert!((i as usize) < self.blocks.len());
+        // SAFETY: every index stored in a link or in the pointer map names a slab slot.
+        unsafe { self.blocks.get_unchecked(i as usize) }
+    }
+
+    #[inline(always)]
+    fn blk_mut(&mut self, i: u32) -> &mut Block {
+        debug_assert!((i as usize) < self.blocks.len());
+        // SAFETY: as in `blk`.
+        unsafe { self.blocks.get_unchecked_mut(i as usize) }
+    }
+
+    /// Files block `i` (not in any list) in its stream's free list.
+    #[inline(always)]
     fn list_insert(&mut self, i: u32) {
-        let b = self.blocks[i as usize];
-        let (fl, sl) = mapping_insert(b.size >> UNIT_SHIFT);
-        let t = &mut self.lists[b.stream as usize];
-        let head = t.heads[fl * SL_COUNT + sl];
-        t.heads[fl * SL_COUNT + sl] = i;
+        let (size, stream) = {
+            let b = self.blk(i);
+            (b.size, b.stream)
+        };
+        let (fl, sl) = mapping_insert(size >> UNIT_SHIFT);
+        let (fl, sl) = (fl & (FL_COUNT - 1), sl & (SL_COUNT - 1));
+        let t = &mut self.lists[stream as usize];
+        let head = t.heads[fl][sl];
+        t.heads[fl][sl] = i;
         t.fl_bitmap |= 1 << fl;
         t.sl_bitmap[fl] |= 1 << sl;
-        t.free_bytes += b.size;
-        t.free_count += 1;
-        self.bytes_free += b.size;
+        self.bytes_free += size;
         self.free_count += 1;
-        if head != NIL {
-            self.blocks[head as usize].prev_free = i;
-        }
-        let b = &mut self.blocks[i as usize];
+        // Into the dummy when the class was empty: no branch.
+        self.blk_mut(head).prev_free = i;
+        let b = self.blk_mut(i);
         b.next_free = head;
         b.prev_free = NIL;
         b.state = State::Free;
     }
 
+    /// Unlinks free block `i` from its stream's free list.
+    #[inline(always)]
     fn list_remove(&mut self, i: u32) {
-        let b = self.blocks[i as usize];
-        debug_assert_eq!(b.state, State::Free);
-        let (fl, sl) = mapping_insert(b.size >> UNIT_SHIFT);
-        if b.next_free != NIL {
-            self.blocks[b.next_free as usize].prev_free = b.prev_free;
+        let (size, stream, prev, next) = {
+            let b = self.blk(i);
+            debug_assert_eq!(b.state, State::Free);
+            (b.size, b.stream, b.prev_free, b.next_free)
+        };
+        // Into the dummy when `i` was last: no branch.
+        self.blk_mut(next).prev_free = prev;
+        self.bytes_free -= size;
+        self.free_count -= 1;
+        if prev != NIL {
+            self.blk_mut(prev).next_free = next;
+            return;
         }
-        if b.prev_free != NIL {
-            self.blocks[b.prev_free as usize].next_free = b.next_free;
-        }
-        let t = &mut self.lists[b.stream as usize];
-        if t.heads[fl * SL_COUNT + sl] == i {
-            t.heads[fl * SL_COUNT + sl] = b.next_free;
-            if b.next_free == NIL {
-                t.sl_bitmap[fl] &= !(1 << sl);
-                if t.sl_bitmap[fl] == 0 {
-                    t.fl_bitmap &= !(1 << fl);
-                }
+        let (fl, sl) = mapping_insert(size >> UNIT_SHIFT);
+        let (fl, sl) = (fl & (FL_COUNT - 1), sl & (SL_COUNT - 1));
+        let t = &mut self.lists[stream as usize];
+        debug_assert_eq!(t.heads[fl][sl], i);
+        t.heads[fl][sl] = next;
+        if next == NIL {
+            t.sl_bitmap[fl] &= !(1 << sl);
+            if t.sl_bitmap[fl] == 0 {
+                t.fl_bitmap &= !(1 << fl);
             }
         }
-        t.free_bytes -= b.size;
-        t.free_count -= 1;
-        self.bytes_free -= b.size;
-        self.free_count -= 1;
     }
 
     /// Files block `i` as free on stream slot `s`, merging it with free address neighbours
     /// of the same stream.
+    #[inline]
     fn free_insert(&mut self, mut i: u32, s: u32) {
-        self.blocks[i as usize].stream = s;
-        let next = self.blocks[i as usize].next_phys;
-        if next != NIL {
-            let n = self.blocks[next as usize];
-            if n.state == State::Free && n.stream == s {
-                self.list_remove(next);
-                let b = &mut self.blocks[i as usize];
-                b.size += n.size;
-                b.next_phys = n.next_phys;
-                if n.next_phys != NIL {
-                    self.blocks[n.next_phys as usize].prev_phys = i;
-                }
-                self.vacate(next);
-            }
+        let (next, prev) = {
+            let b = self.blk_mut(i);
+            b.stream = s;
+            (b.next_phys, b.prev_phys)
+        };
+        // A missing neighbour is the dummy (never `Free`), so no `NIL` checks; links
+        // written into the dummy are ignored.
+        let n = *self.blk(next);
+        if n.state == State::Free && n.stream == s {
+            self.list_remove(next);
+            let b = self.blk_mut(i);
+            b.size += n.size;
+            b.next_phys = n.next_phys;
+            self.blk_mut(n.next_phys).prev_phys = i;
+            self.vacate(next);
         }
-        let prev = self.blocks[i as usize].prev_phys;
-        if prev != NIL {
-            let p = self.blocks[prev as usize];
-            if p.state == State::Free && p.stream == s {
-                self.list_remove(prev);
-                let b = self.blocks[i as usize];
-                let pb = &mut self.blocks[prev as usize];
-                pb.size += b.size;
-                pb.next_phys = b.next_phys;
-                if b.next_phys != NIL {
-                    self.blocks[b.next_phys as usize].prev_phys = prev;
-                }
-                self.vacate(i);
-                i = prev;
-            }
+        let p = self.blk(prev);
+        if p.state == State::Free && p.stream == s {
+            self.list_remove(prev);
+            let b = *self.blk(i);
+            let pb = self.blk_mut(prev);
+            pb.size += b.size;
+            pb.next_phys = b.next_phys;
+            self.blk_mut(b.next_phys).prev_phys = prev;
+            self.vacate(i);
+            i = prev;
         }
         self.list_insert(i);
     }
 
     /// A free block of stream slot `s` with at least `bytes`, in O(1).
+    #[inline]
     fn find(&self, s: u32, bytes: usize) -> Option<u32> {
         let t = &self.lists[s as usize];
         let units = bytes >> UNIT_SHIFT;
         // The head of the request's own class may fit even though the class as a whole
         // does not guarantee it; checking it keeps near-exact fits (one look, no scan).
         let (fl, sl) = mapping_insert(units);
-        let head = t.heads[fl * SL_COUNT + sl];
-        if head != NIL && self.blocks[head as usize].size >= bytes {
+        let head = t.heads[fl & (FL_COUNT - 1)][sl & (SL_COUNT - 1)];
+        // An empty class's head is the dummy, whose size 0 never fits: no `NIL` check.
+        if self.blk(head).size >= bytes {
             return Some(head);
         }
         let (fl, sl) = mapping_search(units);
         t.find_class(fl, sl)
-            .map(|(fl, sl)| t.heads[fl * SL_COUNT + sl])
+            .map(|(fl, sl)| t.heads[fl & (FL_COUNT - 1)][sl & (SL_COUNT - 1)])
     }
 
     /// Marks free block `i` used for `bytes` on slot `s`, splitting off the rest.
+    #[inline]
     fn take(&mut self, i: u32, bytes: usize, s: u32) -> *mut c_void {
         self.list_remove(i);
-        let b = self.blocks[i as usize];
+        let b = *self.blk(i);
         if b.size > bytes {
             let j = self.new_block(Block {
                 addr: b.addr + bytes,
@@ -318,23 +466,18 @@ impl Inner {
                 stream: s,
                 state: State::Free,
             });
-            if b.next_phys != NIL {
-                self.blocks[b.next_phys as usize].prev_phys = j;
-            }
-            let bm = &mut self.blocks[i as usize];
+            // Into the dummy when `i` was last in its chunk.
+            self.blk_mut(b.next_phys).prev_phys = j;
+            let bm = self.blk_mut(i);
             bm.next_phys = j;
             bm.size = bytes;
             // The rest cannot merge with anything: its neighbours were checked when `i` was
             // filed as free on `s`.
             self.list_insert(j);
         }
-        let bm = &mut self.blocks[i as usize];
+        let bm = self.blk_mut(i);
         bm.state = State::Used;
         bm.stream = s;
-        if self.live.len() == self.live.capacity() {
-            // Doubling, rarely: keeps steady-state inserts allocation-free.
-            self.live.reserve(self.live.capacity().max(1024));
-        }
         self.live.insert(b.addr, i);
         b.addr as *mut c_void
     }
@@ -343,7 +486,7 @@ impl Inner {
     /// ordered `s` after `t` (or synchronized `t`).
     fn merge_stream(&mut self, t: u32, s: u32) {
         while let Some((fl, sl)) = self.lists[t as usize].top_class() {
-            let i = self.lists[t as usize].heads[fl * SL_COUNT + sl];
+            let i = self.lists[t as usize].heads[fl][sl];
             self.list_remove(i);
             self.free_insert(i, s);
         }
@@ -355,7 +498,7 @@ impl Inner {
         for t in &self.lists {
             if let Some((fl, sl)) = t.top_class() {
                 // Blocks within one class differ in size; walk only the top class.
-                let mut i = t.heads[fl * SL_COUNT + sl];
+                let mut i = t.heads[fl][sl];
                 while i != NIL {
                     best = best.max(self.blocks[i as usize].size);
                     i = self.blocks[i as usize].next_free;
@@ -408,11 +551,24 @@ impl PoolMemoryResource {
             upstream,
             maximum: maximum_pool_size,
             inner: Mutex::new(Inner {
-                blocks: Vec::with_capacity(1024),
+                blocks: {
+                    let mut v = Vec::with_capacity(1024);
+                    v.push(Block {
+                        addr: 0,
+                        size: 0,
+                        prev_phys: NIL,
+                        next_phys: NIL,
+                        prev_free: NIL,
+                        next_free: NIL,
+                        stream: u32::MAX,
+                        state: State::Vacant,
+                    });
+                    v
+                },
                 vacant: NIL,
                 streams: StreamRegistry::new(rt, device),
                 lists: Vec::new(),
-                live: FastMap::with_capacity_and_hasher(1024, Default::default()),
+                live: PtrMap::with_capacity(1024),
                 chunks: Vec::new(),
                 pool_size: 0,
                 bytes_free: 0,
@@ -594,6 +750,50 @@ impl PoolMemoryResource {
         }
     }
 
+    /// The allocation path when stream slot `s` has no fitting block: take another
+    /// stream's free memory (ordered after it), then grow.
+    #[cold]
+    #[inline(never)]
+    fn allocate_slow(
+        &self,
+        inner: &mut Inner,
+        rounded: usize,
+        stream: Stream,
+        s: u32,
+    ) -> Result<*mut c_void> {
+        // Slow path 1: a stream whose free memory has a fitting block.
+        for t in 0..inner.lists.len() as u32 {
+            if t != s && inner.find(t, rounded).is_some() {
+                inner.streams.order_after(s, t)?;
+                inner.merge_stream(t, s);
+                if let Some(i) = inner.find(s, rounded) {
+                    return Ok(inner.take(i, rounded, s));
+                }
+            }
+        }
+        // Slow path 2: enough bytes are free over all streams that merging them may create
+        // a block that fits: gather every stream's free memory here before growing. Each
+        // free block moves at most once per time it is freed, so this stays amortized O(1).
+        if inner.bytes_free >= rounded {
+            for t in 0..inner.lists.len() as u32 {
+                if t != s && inner.lists[t as usize].fl_bitmap != 0 {
+                    inner.streams.order_after(s, t)?;
+                    inner.merge_stream(t, s);
+                }
+            }
+            if let Some(i) = inner.find(s, rounded) {
+                return Ok(inner.take(i, rounded, s));
+            }
+        }
+        // Slow path 3: grow (every other stream's free memory is already here, or could
+        // not have made a fitting block).
+        self.grow(inner, rounded, stream, s)?;
+        let i = inner
+            .find(s, rounded)
+            .expect("the pool just grew by at least the request");
+        Ok(inner.take(i, rounded, s))
+    }
+
     /// Grows the pool by at least `bytes` (RMM's rule: try max(bytes, pool size) bounded
     /// by the maximum, halving down to `bytes` on upstream out-of-memory).
     fn grow(&self, inner: &mut Inner, bytes: usize, stream: Stream, s: u32) -> Result<()> {
@@ -649,37 +849,7 @@ impl DeviceMemoryResource for PoolMemoryResource {
         if let Some(i) = inner.find(s, rounded) {
             return Ok(inner.take(i, rounded, s));
         }
-        // Slow path 1: a stream whose free memory has a fitting block.
-        for t in 0..inner.lists.len() as u32 {
-            if t != s && inner.find(t, rounded).is_some() {
-                inner.streams.order_after(s, t)?;
-                inner.merge_stream(t, s);
-                if let Some(i) = inner.find(s, rounded) {
-                    return Ok(inner.take(i, rounded, s));
-                }
-            }
-        }
-        // Slow path 2: grow; if that fails, gather every stream's free memory (merging
-        // may create a block that fits) before giving up.
-        match self.grow(&mut inner, rounded, stream, s) {
-            Ok(()) => {}
-            Err(e @ Error::OutOfMemory { .. }) => {
-                for t in 0..inner.lists.len() as u32 {
-                    if t != s && inner.lists[t as usize].free_count > 0 {
-                        inner.streams.order_after(s, t)?;
-                        inner.merge_stream(t, s);
-                    }
-                }
-                if inner.find(s, rounded).is_none() {
-                    return Err(e);
-                }
-            }
-            Err(e) => return Err(e),
-        }
-        let i = inner
-            .find(s, rounded)
-            .expect("the pool just grew by at least the request");
-        Ok(inner.take(i, rounded, s))
+        self.allocate_slow(&mut inner, rounded, stream, s)
     }
 
     fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
@@ -687,20 +857,21 @@ impl DeviceMemoryResource for PoolMemoryResource {
             return Ok(());
         }
         let mut inner = self.inner.lock();
-        let Some(&i) = inner.live.get(&(ptr as usize)) else {
+        // One hash lookup: remove first, put back on the (rare) wrong-size error.
+        let Some(i) = inner.live.remove(ptr as usize) else {
             return Err(Error::invalid(format!(
                 "{NAME}: cannot free {ptr:p} ({bytes} bytes): it was not allocated by this \
                  pool or was already freed"
             )));
         };
-        let size = inner.blocks[i as usize].size;
+        let size = inner.blk(i).size;
         if round_up(bytes) != Some(size) {
+            inner.live.insert(ptr as usize, i);
             return Err(Error::invalid(format!(
                 "{NAME}: cannot free {ptr:p} with bytes = {bytes}: it was allocated with \
                  {size} bytes (rounded to {ALIGN})"
             )));
         }
-        inner.live.remove(&(ptr as usize));
         let s = inner.slot(stream);
         inner.free_insert(i, s);
         Ok(())

@@ -123,6 +123,11 @@ pub(crate) struct StreamRegistry {
     device: DeviceId,
     index: FastMap<StreamKey, u32>,
     slots: Vec<StreamSlot>,
+    /// The raw handle last looked up and its slot: consecutive operations mostly use one
+    /// stream, which then costs a compare instead of a hash lookup. Never the per-thread
+    /// stream (its slot depends on the calling thread); starts as that value, so unset.
+    last_raw: usize,
+    last_slot: u32,
 }
 
 impl std::fmt::Debug for StreamRegistry {
@@ -142,6 +147,8 @@ impl StreamRegistry {
             device,
             index: FastMap::default(),
             slots: Vec::new(),
+            last_raw: Stream::PER_THREAD.0,
+            last_slot: 0,
         }
     }
 
@@ -152,9 +159,22 @@ impl StreamRegistry {
 
     /// The slot index of `stream`, and whether it was just created (then the caller must
     /// grow its per-stream lists to match). Allocates only the first time a stream is seen.
+    #[inline(always)]
     pub fn slot(&mut self, stream: Stream) -> (u32, bool) {
+        if stream.0 == self.last_raw {
+            return (self.last_slot, false);
+        }
+        self.slot_lookup(stream)
+    }
+
+    #[inline(never)]
+    fn slot_lookup(&mut self, stream: Stream) -> (u32, bool) {
         let key = stream_key(stream);
         if let Some(&i) = self.index.get(&key) {
+            if !stream.is_per_thread_default() {
+                self.last_raw = stream.0;
+                self.last_slot = i;
+            }
             return (i, false);
         }
         let i = self.slots.len() as u32;
@@ -169,6 +189,10 @@ impl StreamRegistry {
             event: None,
         });
         self.index.insert(key, i);
+        if !stream.is_per_thread_default() {
+            self.last_raw = stream.0;
+            self.last_slot = i;
+        }
         (i, true)
     }
 

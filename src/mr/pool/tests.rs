@@ -202,3 +202,56 @@ fn forget_stream_moves_free_blocks_to_the_default_stream() {
     pool.deallocate(q, 4096, Stream::DEFAULT).unwrap();
     assert_eq!(pool.release().unwrap(), 1 << 16);
 }
+
+#[test]
+fn free_memory_scattered_over_streams_is_gathered_before_growing() {
+    // No maximum: without gathering, the request would grow the pool.
+    let pool = PoolMemoryResource::new(cuda(), 4096, None).unwrap();
+    let rt = runtime().unwrap();
+    let (a, b) = (
+        rt.stream_create(Default::default()).unwrap(),
+        rt.stream_create(Default::default()).unwrap(),
+    );
+    let s = Stream::DEFAULT;
+    let ps: Vec<_> = (0..4).map(|_| pool.allocate(1024, s).unwrap()).collect();
+    // Four neighbours free on three streams: no single stream has a 2048-byte block.
+    pool.deallocate(ps[0], 1024, a).unwrap();
+    pool.deallocate(ps[1], 1024, b).unwrap();
+    pool.deallocate(ps[2], 1024, a).unwrap();
+    pool.deallocate(ps[3], 1024, b).unwrap();
+    assert_eq!(pool.free_block_count(), 4);
+    let p = pool.allocate(4096, s).unwrap();
+    assert_eq!(p, ps[0]);
+    assert_eq!(pool.pool_size(), 4096, "gathered, did not grow");
+    pool.deallocate(p, 4096, s).unwrap();
+    for st in [a, b] {
+        pool.forget_stream(st).unwrap();
+        rt.stream_destroy(st).unwrap();
+    }
+}
+
+#[test]
+fn ptr_map_matches_a_hash_map_through_growth_and_deletions() {
+    let mut m = PtrMap::with_capacity(4);
+    let mut reference = std::collections::HashMap::new();
+    let mut x: u64 = 0x1234_5678;
+    for step in 0..200_000u32 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        // Few distinct keys (so removes often hit), 256-aligned like pool addresses.
+        let key = ((x % 3000) as usize + 1) << 8;
+        if x & 1 == 0 && !reference.contains_key(&key) {
+            m.insert(key, step);
+            reference.insert(key, step);
+        } else {
+            assert_eq!(m.remove(key), reference.remove(&key), "step {step}");
+        }
+        assert_eq!(m.len(), reference.len());
+    }
+    assert_eq!(m.remove(0), None);
+    for (k, v) in reference {
+        assert_eq!(m.remove(k), Some(v));
+    }
+    assert!(m.is_empty());
+}
