@@ -7,8 +7,9 @@
  * may run after `main()` returned, when calling into the GPU runtime is no longer safe. Such
  * destructors can test process_is_exiting() and skip runtime calls.
  *
- * The flag lives in librmm (set by an `atexit` hook registered when the library loads), so
- * C, C++ and Rust agree on it and no state lives in this header.
+ * The flag lives in librmm (set by an `atexit` hook registered right after the GPU runtime is
+ * loaded, so it runs before the runtime's own teardown), so C, C++ and Rust agree on it and
+ * no state lives in this header.
  */
 #pragma once
 

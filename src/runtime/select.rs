@@ -73,16 +73,6 @@ pub fn process_is_exiting() -> bool {
     EXITING.load(Ordering::Relaxed)
 }
 
-/// Registers the exit flag's hook as the library loads, so the flag is set before the
-/// destructors of static objects made after that (C++ resources kept in globals) run.
-#[used]
-#[link_section = ".init_array"]
-static REGISTER_EXIT_FLAG_AT_LOAD: extern "C" fn() = register_exit_flag_at_load;
-
-extern "C" fn register_exit_flag_at_load() {
-    ensure_exit_flag();
-}
-
 /// Registers the `atexit` hook that sets [`process_is_exiting`] (once per process).
 pub(crate) fn ensure_exit_flag() {
     static ONCE: std::sync::Once = std::sync::Once::new();
@@ -96,12 +86,15 @@ pub(crate) fn ensure_exit_flag() {
 /// The choice (or the failure) is made once and kept: a process uses one backend.
 pub fn runtime() -> Result<&'static dyn Runtime> {
     let chosen = RUNTIME.get_or_init(|| {
-        ensure_exit_flag();
-        match PRESELECTED.get() {
+        let loaded = match PRESELECTED.get() {
             Some(&(choice, Some(library))) => load_library(choice, library),
             Some(&(choice, None)) => load(choice),
             None => RuntimeChoice::from_env().and_then(load),
-        }
+        };
+        // After the runtime's first calls, so that (exit hooks running last-registered
+        // first) the flag is set before the runtime's own teardown hooks run.
+        ensure_exit_flag();
+        loaded
     });
     match chosen {
         Ok(rt) => Ok(rt.as_ref()),
