@@ -35,17 +35,28 @@ fn run_cc(args: &[&str]) {
     );
 }
 
-/// The interposer that cargo built for these tests (target/<profile>/librmm_preload.so).
+/// The interposer of this test's profile (target/<profile>/librmm_preload.so). `cargo test`
+/// does not build a cdylib for integration tests, so it is built here when missing.
 fn preload_library() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let deps = exe.parent().unwrap();
-    for dir in [deps.parent().unwrap(), deps] {
-        let p = dir.join("librmm_preload.so");
-        if p.exists() {
-            return p;
+    let profile_dir = deps.parent().unwrap();
+    let p = profile_dir.join("librmm_preload.so");
+    if !p.exists() {
+        let mut cmd = Command::new(env!("CARGO"));
+        cmd.args(["build", "-p", "rmm-preload", "--lib"]);
+        if profile_dir.file_name().is_some_and(|n| n == "release") {
+            cmd.arg("--release");
         }
+        let status = cmd.status().expect("run cargo build -p rmm-preload");
+        assert!(status.success(), "cargo build -p rmm-preload failed");
     }
-    panic!("librmm_preload.so not found next to {}", deps.display());
+    assert!(
+        p.exists(),
+        "librmm_preload.so not found in {}",
+        profile_dir.display()
+    );
+    p
 }
 
 fn built() -> &'static Built {
