@@ -11,7 +11,9 @@ lib="${RMM_PRELOAD_LIB:-$PWD/target/release/librmm_preload.so}"
 iters="${ITERS:-1000}"
 fail=0
 [ -f "$lib" ] || { echo "missing $lib (carry target/release/librmm_preload.so)"; exit 2; }
-nm -D --defined-only "$lib" | grep -q ' T cudaMalloc$' || { echo "$lib exports no cudaMalloc"; exit 2; }
+if command -v nm >/dev/null; then
+  nm -D --defined-only "$lib" | grep -q ' T cudaMalloc$' || { echo "$lib exports no cudaMalloc"; exit 2; }
+fi
 
 echo "== (a) CUDA loop: nvcc -cudart shared"
 nvcc -O2 -cudart shared -o /tmp/preload_loop tests-gpu/preload_loop.cu || exit 2
