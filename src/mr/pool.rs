@@ -761,13 +761,18 @@ impl PoolMemoryResource {
         stream: Stream,
         s: u32,
     ) -> Result<*mut c_void> {
-        // Slow path 1: a stream whose free memory has a fitting block.
+        // Slow path 1: a stream whose free memory has a fitting block. Only that block
+        // moves (after the event), not the stream's whole list: with many threads, moving
+        // whole lists made them bounce between streams at O(free blocks) per miss.
         for t in 0..inner.lists.len() as u32 {
-            if t != s && inner.find(t, rounded).is_some() {
-                inner.streams.order_after(s, t)?;
-                inner.merge_stream(t, s);
-                if let Some(i) = inner.find(s, rounded) {
-                    return Ok(inner.take(i, rounded, s));
+            if t != s {
+                if let Some(i) = inner.find(t, rounded) {
+                    inner.streams.order_after(s, t)?;
+                    inner.list_remove(i);
+                    inner.free_insert(i, s);
+                    if let Some(i) = inner.find(s, rounded) {
+                        return Ok(inner.take(i, rounded, s));
+                    }
                 }
             }
         }
