@@ -12,6 +12,8 @@
 #include <rmm/error.hpp>
 #include <rmm/mr/device/cuda_memory_resource.hpp>
 #include <rmm/mr/device/per_device_resource.hpp>
+#include <rmm/mr/device/pool_memory_resource.hpp>
+#include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
 
 #include <gtest/gtest.h>
@@ -597,3 +599,33 @@ TEST_F(containers, ScalarInitialValueCopyAndMove)
 }
 
 }  // namespace
+
+// hipMM 25.02 code passes resource references; containers take them as well as pointers.
+TEST(ContainersWithRefs, ResourceReferencesAreAccepted)
+{
+  rmm::mr::cuda_memory_resource cuda;
+  rmm::mr::pool_memory_resource<rmm::mr::cuda_memory_resource> pool{&cuda, 1 << 20};
+  rmm::device_async_resource_ref ref{pool};
+  rmm::cuda_stream stream;
+
+  rmm::device_buffer buf(1000, stream.view(), ref);
+  EXPECT_EQ(buf.memory_resource(), &pool);
+  rmm::device_buffer copy(buf, stream.view(), ref);
+  EXPECT_EQ(copy.size(), 1000u);
+  rmm::device_buffer current(64, stream.view(), rmm::mr::get_current_device_resource_ref());
+  EXPECT_EQ(current.memory_resource(), rmm::mr::get_current_device_resource());
+
+  rmm::device_uvector<int> v(100, stream.view(), ref);
+  EXPECT_EQ(v.memory_resource(), &pool);
+  v.set_element(7, 42, stream.view());
+  rmm::device_uvector<int> w(v, stream.view(), ref);
+  EXPECT_EQ(w.element(7, stream.view()), 42);
+
+  rmm::device_scalar<double> d(2.5, stream.view(), ref);
+  EXPECT_EQ(d.value(stream.view()), 2.5);
+  rmm::device_scalar<double> e(stream.view(), ref);
+  double const seven = 7.0;
+  e.set_value_async(seven, stream.view());
+  EXPECT_EQ(e.value(stream.view()), 7.0);
+  stream.synchronize();
+}

@@ -10,6 +10,7 @@
 #include <rmm/error.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/mr/device/per_device_resource.hpp>
+#include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
 
 #include <cstddef>
@@ -32,9 +33,9 @@ namespace rmm {
  * A moved-from buffer is empty: `data() == nullptr`, `size() == 0`, `capacity() == 0`, and its
  * stream is the default stream. It may be destroyed, assigned to, or reused (e.g. `resize`).
  *
- * @note The memory resource is held as `rmm::mr::device_memory_resource*` (hipMM 23.12 style);
- * it must outlive the buffer. `device_async_resource_ref` overloads are to be added where the
- * resource_ref header is merged.
+ * @note The memory resource is held as `rmm::mr::device_memory_resource*` and must outlive the
+ * buffer. Constructors take either a resource pointer (hipMM 23.12 style) or a
+ * `device_async_resource_ref` (hipMM 25.02 style) that refers to a device_memory_resource.
  */
 class device_buffer {
  public:
@@ -92,6 +93,60 @@ class device_buffer {
                 mr::device_memory_resource* mr = mr::get_current_device_resource())
     : device_buffer{other.data(), other.size(), stream, mr}
   {
+  }
+
+  /**
+   * @brief As the pointer form, with the resource given as a reference (hipMM 25.02 style).
+   * @param size Bytes to allocate
+   * @param stream Stream of the allocation (and of later operations)
+   * @param mr Reference to a device_memory_resource (must outlive the buffer)
+   * @throws rmm::logic_error when @p mr does not refer to a device_memory_resource
+   */
+  device_buffer(std::size_t size, cuda_stream_view stream, device_async_resource_ref mr)
+    : device_buffer{size, stream, resource_of(mr)}
+  {
+  }
+
+  /**
+   * @brief As the pointer form, with the resource given as a reference (hipMM 25.02 style).
+   * @param source_data Host or device memory to copy from (at least @p size bytes)
+   * @param size Bytes to allocate and copy
+   * @param stream Stream of the allocation and the copy
+   * @param mr Reference to a device_memory_resource (must outlive the buffer)
+   */
+  device_buffer(void const* source_data,
+                std::size_t size,
+                cuda_stream_view stream,
+                device_async_resource_ref mr)
+    : device_buffer{source_data, size, stream, resource_of(mr)}
+  {
+  }
+
+  /**
+   * @brief As the pointer form, with the resource given as a reference (hipMM 25.02 style).
+   * @param other Buffer to copy
+   * @param stream Stream of the allocation and the copy
+   * @param mr Reference to a device_memory_resource (must outlive the buffer)
+   */
+  device_buffer(device_buffer const& other, cuda_stream_view stream, device_async_resource_ref mr)
+    : device_buffer{other, stream, resource_of(mr)}
+  {
+  }
+
+  /**
+   * @brief The device_memory_resource a reference refers to.
+   * @param mr A resource reference
+   * @return The resource
+   * @throws rmm::logic_error when @p mr refers to something else
+   */
+  static mr::device_memory_resource* resource_of(device_async_resource_ref mr)
+  {
+    auto* r = mr.as_device_memory_resource();
+    if (r == nullptr) {
+      throw rmm::logic_error(
+        "device containers need a reference to an rmm::mr::device_memory_resource");
+    }
+    return r;
   }
 
   device_buffer(device_buffer const&)            = delete;

@@ -90,6 +90,29 @@ class device_scalar {
   }
 
   /**
+   * @brief As the pointer form, with the resource given as a reference (hipMM 25.02 style).
+   * @param stream Stream of the allocation (and of later operations)
+   * @param mr Reference to a device_memory_resource (must outlive the scalar)
+   */
+  device_scalar(cuda_stream_view stream, device_async_resource_ref mr)
+    : device_scalar{stream, device_buffer::resource_of(mr)}
+  {
+  }
+
+  /**
+   * @brief As the pointer form, with the resource given as a reference (hipMM 25.02 style).
+   * @param initial_value Host value to copy
+   * @param stream Stream of the allocation and the copy
+   * @param mr Reference to a device_memory_resource (must outlive the scalar)
+   */
+  device_scalar(value_type const& initial_value,
+                cuda_stream_view stream,
+                device_async_resource_ref mr)
+    : device_scalar{initial_value, stream, device_buffer::resource_of(mr)}
+  {
+  }
+
+  /**
    * @brief Copies the value to the host, synchronizing @p stream.
    * @param stream Stream of the copy
    * @return The value

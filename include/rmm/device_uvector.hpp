@@ -93,6 +93,28 @@ class device_uvector {
   }
 
   /**
+   * @brief As the pointer form, with the resource given as a reference (hipMM 25.02 style).
+   * @param size Number of elements
+   * @param stream Stream of the allocation (and of later operations)
+   * @param mr Reference to a device_memory_resource (must outlive the vector)
+   */
+  device_uvector(std::size_t size, cuda_stream_view stream, device_async_resource_ref mr)
+    : device_uvector{size, stream, device_buffer::resource_of(mr)}
+  {
+  }
+
+  /**
+   * @brief As the pointer form, with the resource given as a reference (hipMM 25.02 style).
+   * @param other Vector to copy
+   * @param stream Stream of the allocation and the copy
+   * @param mr Reference to a device_memory_resource (must outlive the vector)
+   */
+  device_uvector(device_uvector const& other, cuda_stream_view stream, device_async_resource_ref mr)
+    : device_uvector{other, stream, device_buffer::resource_of(mr)}
+  {
+  }
+
+  /**
    * @brief Pointer to element @p element_index (not checked).
    * @param element_index Index of the element
    * @return Its device address
