@@ -47,12 +47,16 @@ cmake --build build --parallel "$jobs"
 cmake --install build
 
 step "exported symbols: librmm.so exports no runtime symbol; librmm_preload.so is installed"
-if nm -D --defined-only install/lib*/librmm.so | grep -E ' T (cuda|hip)[A-Z]'; then
+# The symbol lists are read whole first: `grep -q` in a pipeline would stop reading early
+# and fail the pipeline with SIGPIPE under pipefail.
+rmm_syms="$(nm -D --defined-only install/lib*/librmm.so)"
+preload_syms="$(nm -D --defined-only install/lib*/librmm_preload.so)"
+if grep -E ' T (cuda|hip)[A-Z]' <<<"$rmm_syms"; then
   echo "librmm.so must not export GPU runtime symbols (that is librmm_preload.so's job)" >&2
   exit 1
 fi
-nm -D --defined-only install/lib*/librmm_preload.so | grep -q ' T cudaMalloc$'
-nm -D --defined-only install/lib*/librmm_preload.so | grep -q ' T hipMalloc$'
+grep -q ' T cudaMalloc$' <<<"$preload_syms"
+grep -q ' T hipMalloc$' <<<"$preload_syms"
 
 step "ctest"
 ctest --test-dir build --output-on-failure --parallel "$jobs"
