@@ -7,56 +7,17 @@
 use std::collections::BTreeMap;
 use std::ffi::c_void;
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use rmm::mr::{
     ArenaMemoryResource, BinningMemoryResource, CudaMemoryResource, DeviceMemoryResource,
-    PoolMemoryResource, SharedResource,
+    PoolMemoryResource, SharedResource, StatisticsResourceAdaptor,
 };
 use rmm::runtime::{runtime, MemPoolAttr, Runtime, StreamFlags};
 use rmm::{Error, Result, Stream};
 
 const MIB: usize = 1 << 20;
-
-/// Counts bytes taken from the upstream, to report peak upstream memory.
-#[derive(Debug)]
-struct Counting {
-    inner: SharedResource,
-    current: AtomicUsize,
-    peak: AtomicUsize,
-}
-
-impl Counting {
-    fn new(inner: SharedResource) -> Arc<Self> {
-        Arc::new(Counting {
-            inner,
-            current: AtomicUsize::new(0),
-            peak: AtomicUsize::new(0),
-        })
-    }
-}
-
-impl DeviceMemoryResource for Counting {
-    fn allocate(&self, bytes: usize, stream: Stream) -> Result<*mut c_void> {
-        let p = self.inner.allocate(bytes, stream)?;
-        let now = self.current.fetch_add(bytes, Ordering::Relaxed) + bytes;
-        self.peak.fetch_max(now, Ordering::Relaxed);
-        Ok(p)
-    }
-    fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
-        self.inner.deallocate(ptr, bytes, stream)?;
-        self.current.fetch_sub(bytes, Ordering::Relaxed);
-        Ok(())
-    }
-    fn name(&self) -> &'static str {
-        "counting"
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-}
 
 /// The runtime's own stream-ordered pool (cudaMallocAsync on the device's default mempool,
 /// release threshold at its maximum): a baseline, not a resource of the library.
@@ -117,10 +78,14 @@ impl Drop for Subject {
 
 fn make(name: &str, sizing: Sizing) -> Result<Subject> {
     let rt = runtime()?;
-    let upstream = Counting::new(Arc::new(CudaMemoryResource::new()?));
+    // The statistics adaptor counts bytes taken from the upstream; its peak is the
+    // resource's peak upstream memory.
+    let upstream = Arc::new(StatisticsResourceAdaptor::new(Arc::new(
+        CudaMemoryResource::new()?,
+    )));
     let counted = {
         let u = upstream.clone();
-        move || u.peak.load(Ordering::Relaxed)
+        move || u.bytes_counter().peak.max(0) as usize
     };
     let up: SharedResource = upstream.clone();
     let half = || rmm::device::percent_of_free_device_memory(50);

@@ -222,6 +222,8 @@ fn plan(events: &[Event]) -> Plan {
 }
 
 /// Counts the bytes the replayed resource holds from the device.
+/// Counts bytes taken from the upstream. Lock-free, unlike the statistics adaptor, because
+/// every replayed event samples it and the replay threads must not serialize on a counter.
 #[derive(Debug)]
 struct Upstream {
     inner: SharedResource,
