@@ -31,6 +31,10 @@
 #define RMM_DETAIL_STREAM_OPAQUE 1
 #endif
 
+#if !defined(RMM_DETAIL_STREAM_OPAQUE)
+#include <rmm/detail/cuda_mr.hpp>
+#endif
+
 /// @brief Opaque stream object type used when neither HIP nor CUDA headers are available.
 struct rmm_opaque_stream;
 
@@ -111,6 +115,16 @@ class cuda_stream_view {
    * @return The handle
    */
   constexpr operator detail::stream_type() const noexcept { return value(); }
+
+#if defined(RMM_HAS_CUDA_MR)
+  /**
+   * @brief Views the stream of a CCCL `cuda::stream_ref`.
+   * @param stream The stream
+   */
+  constexpr cuda_stream_view(::cuda::stream_ref stream) noexcept : stream_{stream.get()} {}
+  /// @brief The stream as a CCCL `cuda::stream_ref`. @return The stream
+  constexpr operator ::cuda::stream_ref() const noexcept { return ::cuda::stream_ref{value()}; }
+#endif
 
   /**
    * @brief Whether this views the per-thread default stream.

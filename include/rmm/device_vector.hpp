@@ -2,14 +2,14 @@
  * @file device_vector.hpp
  * @brief `rmm::device_vector`: a Thrust device vector allocating through rmm.
  *
- * Available only when Thrust (rocThrust on AMD) headers can be included; without Thrust this
- * header defines nothing.
+ * Available only when Thrust (rocThrust on AMD) can be used by this compiler (see
+ * rmm/detail/thrust.hpp); otherwise this header defines nothing.
  */
 #pragma once
 
 #include <rmm/mr/device/thrust_allocator_adaptor.hpp>
 
-#if defined(RMM_DETAIL_HAVE_THRUST) && __has_include(<thrust/device_vector.h>)
+#if defined(RMM_DETAIL_HAVE_THRUST)
 #include <thrust/device_vector.h>
 
 namespace rmm {

@@ -1,40 +1,62 @@
 /**
  * @file exec_policy.hpp
- * @brief `rmm::exec_policy`: a Thrust execution policy whose temporary memory comes from rmm.
+ * @brief `rmm::exec_policy` and `rmm::exec_policy_nosync`: Thrust execution policies whose
+ * temporary memory comes from rmm (RMM's `rmm/exec_policy.hpp`).
  *
- * Available only when Thrust (rocThrust on AMD) headers for the CUDA or HIP device system can
- * be included; otherwise this header defines nothing.
+ * Available only when Thrust (rocThrust on AMD) can be used by this compiler (see
+ * rmm/detail/thrust.hpp); otherwise this header defines nothing. With Thrust's CUDA or HIP
+ * device system the policy runs algorithms on the given stream (`thrust::cuda::par` /
+ * `thrust::hip::par` with `.on(stream)`). With a host device system (CPP, OMP, TBB) it is
+ * `thrust::device` with rmm's allocator: algorithms run on the host and the stream only
+ * orders the temporary allocations.
  */
 #pragma once
 
 #include <rmm/mr/device/thrust_allocator_adaptor.hpp>
 
-#if defined(RMM_DETAIL_HAVE_THRUST) && __has_include(<thrust/system/hip/execution_policy.h>) && \
-  defined(__HIP_PLATFORM_AMD__)
-#include <thrust/system/hip/execution_policy.h>
-#define RMM_DETAIL_THRUST_PAR thrust::hip::par
-#elif defined(RMM_DETAIL_HAVE_THRUST) && __has_include(<thrust/system/cuda/execution_policy.h>)
-#include <thrust/system/cuda/execution_policy.h>
-#define RMM_DETAIL_THRUST_PAR thrust::cuda::par
-#endif
-
-#if defined(RMM_DETAIL_THRUST_PAR)
+#if defined(RMM_DETAIL_HAVE_THRUST)
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/mr/device/per_device_resource.hpp>
+#include <rmm/resource_ref.hpp>
 
-#include <cstddef>
+#include <thrust/version.h>
+
 #include <utility>
+
+#if defined(RMM_DETAIL_THRUST_CUDA)
+#include <thrust/system/cuda/execution_policy.h>
+#define RMM_DETAIL_THRUST_PAR(alloc, stream) thrust::cuda::par(alloc).on(stream)
+#if THRUST_VERSION >= 101600
+#define RMM_DETAIL_THRUST_PAR_NOSYNC(alloc, stream) thrust::cuda::par_nosync(alloc).on(stream)
+#endif
+#elif defined(RMM_DETAIL_THRUST_HIP)
+#include <thrust/system/hip/execution_policy.h>
+#define RMM_DETAIL_THRUST_PAR(alloc, stream) thrust::hip::par(alloc).on(stream)
+#if THRUST_VERSION >= 101600
+#define RMM_DETAIL_THRUST_PAR_NOSYNC(alloc, stream) thrust::hip::par_nosync(alloc).on(stream)
+#endif
+#else
+#include <thrust/execution_policy.h>
+#define RMM_DETAIL_THRUST_PAR(alloc, stream) thrust::device(alloc)
+#endif
+#if !defined(RMM_DETAIL_THRUST_PAR_NOSYNC)
+// Without a non-synchronizing policy (old Thrust, host systems) both policies are the same.
+#define RMM_DETAIL_THRUST_PAR_NOSYNC(alloc, stream) RMM_DETAIL_THRUST_PAR(alloc, stream)
+#endif
 
 namespace rmm {
 
 /// @brief The Thrust policy type that exec_policy derives from.
-using thrust_exec_policy_t =
-  decltype(RMM_DETAIL_THRUST_PAR(std::declval<mr::thrust_allocator<char>&>())
-             .on(std::declval<detail::stream_type>()));
+using thrust_exec_policy_t = decltype(RMM_DETAIL_THRUST_PAR(
+  std::declval<mr::thrust_allocator<char> const&>(), std::declval<detail::stream_type>()));
+
+/// @brief The Thrust policy type that exec_policy_nosync derives from.
+using thrust_exec_policy_nosync_t = decltype(RMM_DETAIL_THRUST_PAR_NOSYNC(
+  std::declval<mr::thrust_allocator<char> const&>(), std::declval<detail::stream_type>()));
 
 /**
  * @brief A Thrust execution policy that runs on a stream and takes temporary memory from an
- * rmm resource.
+ * rmm resource. Algorithms returning a value synchronize the stream, as Thrust's `par` does.
  */
 class exec_policy : public thrust_exec_policy_t {
  public:
@@ -43,13 +65,35 @@ class exec_policy : public thrust_exec_policy_t {
    * @param stream The stream
    * @param mr The resource (must outlive the policy)
    */
-  explicit exec_policy(cuda_stream_view stream             = cuda_stream_view{},
-                       mr::device_memory_resource* mr = mr::get_current_device_resource())
+  explicit exec_policy(cuda_stream_view stream         = cuda_stream_default,
+                       device_async_resource_ref mr = mr::get_current_device_resource_ref())
     : thrust_exec_policy_t(
-        RMM_DETAIL_THRUST_PAR(mr::thrust_allocator<char>(stream, mr)).on(stream.value()))
+        RMM_DETAIL_THRUST_PAR(mr::thrust_allocator<char>(stream, mr), stream.value()))
+  {
+  }
+};
+
+/**
+ * @brief Like exec_policy, but algorithms do not synchronize the stream unless they must
+ * (Thrust's `par_nosync`, Thrust 1.16 and later; the same as exec_policy otherwise).
+ */
+class exec_policy_nosync : public thrust_exec_policy_nosync_t {
+ public:
+  /**
+   * @brief Runs on @p stream, allocating temporaries from @p mr.
+   * @param stream The stream
+   * @param mr The resource (must outlive the policy)
+   */
+  explicit exec_policy_nosync(cuda_stream_view stream         = cuda_stream_default,
+                              device_async_resource_ref mr = mr::get_current_device_resource_ref())
+    : thrust_exec_policy_nosync_t(
+        RMM_DETAIL_THRUST_PAR_NOSYNC(mr::thrust_allocator<char>(stream, mr), stream.value()))
   {
   }
 };
 
 }  // namespace rmm
+
+#undef RMM_DETAIL_THRUST_PAR
+#undef RMM_DETAIL_THRUST_PAR_NOSYNC
 #endif

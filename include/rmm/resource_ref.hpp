@@ -48,17 +48,7 @@
 #include <type_traits>
 #include <utility>
 
-#if !defined(RMM_DISABLE_CUDA_MR) && defined(__has_include)
-#if __has_include(<cuda/memory_resource>) && __has_include(<cuda/stream_ref>)
-#include <cuda/memory_resource>
-#include <cuda/stream_ref>
-#if defined(LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE) || \
-  (defined(CCCL_MAJOR_VERSION) && CCCL_MAJOR_VERSION >= 3)
-/// @brief Defined to 1 when the references interoperate with `cuda::mr`.
-#define RMM_HAS_CUDA_MR 1
-#endif
-#endif
-#endif
+#include <rmm/detail/cuda_mr.hpp>
 
 namespace rmm {
 
@@ -412,6 +402,38 @@ class basic_resource_ref {
   void deallocate_async(void* ptr, std::size_t bytes, S stream) const
   {
     deallocate_async(ptr, bytes, cuda_stream_view{stream.get()});
+  }
+  // CCCL 3.1 renamed the interface: allocate_sync/deallocate_sync for the synchronous
+  // functions, allocate/deallocate with the stream first for the stream-ordered ones.
+  [[nodiscard]] void* allocate_sync(std::size_t bytes,
+                                    std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT) const
+  {
+    return allocate(bytes, alignment);
+  }
+  void deallocate_sync(void* ptr,
+                       std::size_t bytes,
+                       std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT) const noexcept
+  {
+    deallocate(ptr, bytes, alignment);
+  }
+  template <typename S,
+            bool A = Async,
+            std::enable_if_t<A && std::is_same_v<S, ::cuda::stream_ref>, int> = 0>
+  [[nodiscard]] void* allocate(S stream,
+                               std::size_t bytes,
+                               std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT) const
+  {
+    return allocate_async(bytes, alignment, cuda_stream_view{stream.get()});
+  }
+  template <typename S,
+            bool A = Async,
+            std::enable_if_t<A && std::is_same_v<S, ::cuda::stream_ref>, int> = 0>
+  void deallocate(S stream,
+                  void* ptr,
+                  std::size_t bytes,
+                  std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT) const noexcept
+  {
+    deallocate_async(ptr, bytes, alignment, cuda_stream_view{stream.get()});
   }
   template <ref_access X = Access,
             std::enable_if_t<(static_cast<unsigned>(X) & 1U) != 0U, int> = 0>

@@ -3,18 +3,19 @@
  * @brief Thrust allocator over a device memory resource and a stream (RMM's
  * `rmm::mr::thrust_allocator`).
  *
- * Available only when Thrust (rocThrust on AMD) headers can be included; without Thrust this
- * header defines nothing.
+ * Available only when Thrust (rocThrust on AMD) headers can be used by this compiler (see
+ * rmm/detail/thrust.hpp); otherwise this header defines nothing.
  */
 #pragma once
 
-#if __has_include(<thrust/device_malloc_allocator.h>) && __has_include(<thrust/device_ptr.h>)
-#define RMM_DETAIL_HAVE_THRUST 1
+#include <rmm/detail/thrust.hpp>
 
+#if defined(RMM_DETAIL_HAVE_THRUST)
 #include <rmm/cuda_device.hpp>
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/mr/device/per_device_resource.hpp>
+#include <rmm/resource_ref.hpp>
 
 #include <thrust/device_malloc_allocator.h>
 #include <thrust/device_ptr.h>
@@ -27,10 +28,10 @@ namespace rmm::mr {
 /**
  * @brief A Thrust device allocator that allocates from a device memory resource on a stream.
  *
- * Allocations are made with the device that was current at construction made current.
+ * Allocations are made with the device that was current at construction made current. As in
+ * hipMM 25.02 the resource is held as a `device_async_resource_ref`, which a
+ * `device_memory_resource*` converts to, so code of either era compiles.
  * @tparam T Element type
- * @note The resource is held as `device_memory_resource*` (hipMM 23.12 style);
- * `device_async_resource_ref` overloads are to be added with resource_ref.
  */
 template <typename T>
 class thrust_allocator : public thrust::device_malloc_allocator<T> {
@@ -59,7 +60,8 @@ class thrust_allocator : public thrust::device_malloc_allocator<T> {
    * @param stream The stream
    * @param mr The resource (must outlive the allocator and its allocations)
    */
-  thrust_allocator(cuda_stream_view stream, device_memory_resource* mr) : stream_{stream}, mr_{mr}
+  thrust_allocator(cuda_stream_view stream, rmm::device_async_resource_ref mr)
+    : stream_{stream}, mr_{mr}
   {
   }
 
@@ -81,7 +83,7 @@ class thrust_allocator : public thrust::device_malloc_allocator<T> {
   pointer allocate(size_type num)
   {
     cuda_set_device_raii const dev{device_};
-    return thrust::device_pointer_cast(static_cast<T*>(mr_->allocate(num * sizeof(T), stream_)));
+    return thrust::device_pointer_cast(static_cast<T*>(mr_.allocate_async(num * sizeof(T), stream_)));
   }
 
   /**
@@ -92,11 +94,14 @@ class thrust_allocator : public thrust::device_malloc_allocator<T> {
   void deallocate(pointer ptr, size_type num) noexcept
   {
     cuda_set_device_raii const dev{device_};
-    mr_->deallocate(thrust::raw_pointer_cast(ptr), num * sizeof(T), stream_);
+    mr_.deallocate_async(thrust::raw_pointer_cast(ptr), num * sizeof(T), stream_);
   }
 
   /// @brief The resource allocations come from. @return The resource
-  [[nodiscard]] device_memory_resource* get_upstream_resource() const noexcept { return mr_; }
+  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
+  {
+    return mr_;
+  }
   /// @brief The stream of allocations. @return The stream
   [[nodiscard]] cuda_stream_view stream() const noexcept { return stream_; }
   /// @brief The device current during allocation. @return The device
@@ -113,9 +118,14 @@ class thrust_allocator : public thrust::device_malloc_allocator<T> {
     return !(lhs == rhs);
   }
 
+#if defined(RMM_HAS_CUDA_MR)
+  /// @brief The memory is device accessible (for `cuda::mr` property queries).
+  friend void get_property(thrust_allocator const&, ::cuda::mr::device_accessible) noexcept {}
+#endif
+
  private:
   cuda_stream_view stream_{};
-  device_memory_resource* mr_{get_current_device_resource()};
+  rmm::device_async_resource_ref mr_{get_current_device_resource_ref()};
   cuda_device_id device_{get_current_cuda_device()};
 };
 
