@@ -2,8 +2,9 @@
 # The LD_PRELOAD interposer on a GPU machine (no Rust needed there). Carry
 # target/release/librmm_preload.so (built here with `cargo build --release --workspace`).
 #  (a) builds tests-gpu/preload_loop.cu with nvcc against the shared cudart and runs it raw,
-#      with LD_PRELOAD (default: RMM_PRELOAD_SYNC=1) and with RMM_PRELOAD_SYNC=0: a table of
-#      µs/iteration and the check that every checksum is identical;
+#      in its two modes (kernel-heavy, allocation-bound), raw and with LD_PRELOAD in every
+#      RMM_PRELOAD_SYNC mode and resource: a table of µs/iteration and the check that every
+#      checksum is identical;
 #  (b) tests-gpu/preload_torch.py when PyTorch with CUDA is importable.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -18,31 +19,36 @@ fi
 echo "== (a) CUDA loop: nvcc -cudart shared"
 nvcc -O2 -cudart shared -o /tmp/preload_loop tests-gpu/preload_loop.cu || exit 2
 ldd /tmp/preload_loop | grep cudart
-declare -A res
-run() {  # name, env...
-  local name="$1"; shift
-  local out
-  out="$(env "$@" /tmp/preload_loop "$iters" 2>/tmp/preload_loop.err)" || { echo "$name: FAILED"; cat /tmp/preload_loop.err; fail=1; }
-  res["$name"]="$out"
-  grep -E "allocations|time|warning|refused" /tmp/preload_loop.err | sed "s/^/    [$name] /"
-}
-run raw RMM_PRELOAD_UNUSED=1
-run "preload sync=1" LD_PRELOAD="$lib" RMM_PRELOAD_STATS=1
-run "preload sync=0" LD_PRELOAD="$lib" RMM_PRELOAD_STATS=1 RMM_PRELOAD_SYNC=0
-run "preload arena" LD_PRELOAD="$lib" RMM_PRELOAD_STATS=1 RMM_PRELOAD_RESOURCE=arena RMM_PRELOAD_INITIAL_POOL_SIZE=1GiB
-run "preload async" LD_PRELOAD="$lib" RMM_PRELOAD_STATS=1 RMM_PRELOAD_RESOURCE=async
-raw_us="$(awk '{print $6}' <<<"${res[raw]}")"
-printf '%-18s %12s %10s  %s\n' configuration "µs/iter" speedup checksum
-sums=""
-for name in raw "preload sync=1" "preload sync=0" "preload arena" "preload async"; do
-  line="${res[$name]:-}"
-  us="$(awk '{print $6}' <<<"$line")"; sum="$(awk '{print $8}' <<<"$line")"; bad="$(awk '{print $4}' <<<"$line")"
-  [ "$bad" = 0 ] || { echo "$name: $bad bad iterations"; fail=1; }
-  speed="$(awk -v a="$raw_us" -v b="$us" 'BEGIN{ if (b > 0) printf "%.1fx", a / b }')"
-  printf '%-18s %12s %10s  %s\n' "$name" "$us" "$speed" "$sum"
-  sums="$sums$sum"$'\n'
+for mode in kernels alloc; do
+  echo "-- mode $mode ($iters iterations)"
+  declare -A res=()
+  run() {  # name, env...
+    local name="$1"; shift
+    local out
+    out="$(env "$@" /tmp/preload_loop "$iters" "$mode" 2>/tmp/preload_loop.err)" || { echo "$name: FAILED"; cat /tmp/preload_loop.err; fail=1; }
+    res["$name"]="$out"
+    grep -E "allocations|time|deferred|warning|refused" /tmp/preload_loop.err | sed "s/^/    [$name] /"
+  }
+  names=(raw "preload default" "preload sync=device" "preload sync=0" "preload arena" "preload async")
+  run raw RMM_PRELOAD_UNUSED=1
+  run "preload default" LD_PRELOAD="$lib" RMM_PRELOAD_STATS=1
+  run "preload sync=device" LD_PRELOAD="$lib" RMM_PRELOAD_STATS=1 RMM_PRELOAD_SYNC=device
+  run "preload sync=0" LD_PRELOAD="$lib" RMM_PRELOAD_STATS=1 RMM_PRELOAD_SYNC=0
+  run "preload arena" LD_PRELOAD="$lib" RMM_PRELOAD_STATS=1 RMM_PRELOAD_RESOURCE=arena RMM_PRELOAD_INITIAL_POOL_SIZE=1GiB
+  run "preload async" LD_PRELOAD="$lib" RMM_PRELOAD_STATS=1 RMM_PRELOAD_RESOURCE=async
+  raw_us="$(awk '{print $6}' <<<"${res[raw]}")"
+  printf '%-22s %12s %10s  %s\n' configuration "µs/iter" speedup checksum
+  sums=""
+  for name in "${names[@]}"; do
+    line="${res[$name]:-}"
+    us="$(awk '{print $6}' <<<"$line")"; sum="$(awk '{print $8}' <<<"$line")"; bad="$(awk '{print $4}' <<<"$line")"
+    [ "$bad" = 0 ] || { echo "$name: bad result ($line)"; fail=1; }
+    speed="$(awk -v a="$raw_us" -v b="$us" 'BEGIN{ if (b > 0) printf "%.1fx", a / b }')"
+    printf '%-22s %12s %10s  %s\n' "$name" "$us" "$speed" "$sum"
+    sums="$sums$sum"$'\n'
+  done
+  if [ "$(sort -u <<<"$sums" | grep -c .)" = 1 ]; then echo "checksums identical"; else echo "CHECKSUMS DIFFER"; fail=1; fi
 done
-if [ "$(sort -u <<<"$sums" | grep -c .)" = 1 ]; then echo "checksums identical"; else echo "CHECKSUMS DIFFER"; fail=1; fi
 
 echo "== (b) PyTorch"
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then

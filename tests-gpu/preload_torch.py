@@ -3,9 +3,9 @@
 `python preload_torch.py --child` runs the workload once and prints one JSON line:
 a loop of small matmul/tanh temporaries and a small MLP training step with fixed seeds,
 timed in microseconds per iteration (median of several repetitions), and a checksum (sum of
-the weights after training). Without --child it runs the child in four configurations —
+the weights after training). Without --child it runs the child in five configurations —
 raw cudaMalloc (PYTORCH_NO_CUDA_MEMORY_CACHING=1), the interposer (default and
-RMM_PRELOAD_SYNC=0, also without PyTorch's cache), PyTorch's caching allocator — prints a
+RMM_PRELOAD_SYNC=device and =0, also without PyTorch's cache), PyTorch's caching allocator — prints a
 table, checks that every checksum is identical and that the interposer saw PyTorch's
 cudaMalloc calls (RMM_PRELOAD_STATS=1 output), and exits non-zero otherwise.
 """
@@ -77,8 +77,10 @@ def main():
             if not k.startswith("RMM_PRELOAD") and k not in ("LD_PRELOAD", "PYTORCH_NO_CUDA_MEMORY_CACHING")}
     configs = [
         ("raw cudaMalloc", {"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}),
-        ("interposer (sync=1)", {"PYTORCH_NO_CUDA_MEMORY_CACHING": "1", "LD_PRELOAD": preload,
-                                 "RMM_PRELOAD_STATS": "1"}),
+        ("interposer (default)", {"PYTORCH_NO_CUDA_MEMORY_CACHING": "1", "LD_PRELOAD": preload,
+                                  "RMM_PRELOAD_STATS": "1"}),
+        ("interposer (sync=device)", {"PYTORCH_NO_CUDA_MEMORY_CACHING": "1", "LD_PRELOAD": preload,
+                                      "RMM_PRELOAD_STATS": "1", "RMM_PRELOAD_SYNC": "device"}),
         ("interposer (sync=0)", {"PYTORCH_NO_CUDA_MEMORY_CACHING": "1", "LD_PRELOAD": preload,
                                  "RMM_PRELOAD_STATS": "1", "RMM_PRELOAD_SYNC": "0"}),
         ("PyTorch caching allocator", {}),

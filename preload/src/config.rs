@@ -13,6 +13,18 @@ pub(crate) enum Kind {
     Managed,
 }
 
+/// What the synchronous free (`cudaFree`/`hipFree`) does about work still using the block.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum SyncMode {
+    /// Default: the block is reused only after events recorded after the free have
+    /// completed (see `deferred.rs`).
+    Defer,
+    /// Synchronize the device in every free, exactly as the runtime's free does.
+    Device,
+    /// No synchronization: for stream-disciplined programs only.
+    Off,
+}
+
 /// A size given as bytes or as a percentage of the device's free memory.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Size {
@@ -28,7 +40,7 @@ pub(crate) struct Config {
     pub maximum: Option<Size>,
     pub log_file: Option<String>,
     pub stats: bool,
-    pub sync: bool,
+    pub sync: SyncMode,
     pub managed: bool,
 }
 
@@ -53,6 +65,24 @@ fn parse_bool(var: &str, default: bool) -> Result<bool, String> {
             "1" | "on" | "yes" | "true" => Ok(true),
             "0" | "off" | "no" | "false" => Ok(false),
             _ => Err(bad(var, &v, "expected 1/0, on/off, yes/no or true/false")),
+        },
+    }
+}
+
+fn parse_sync() -> Result<SyncMode, String> {
+    const VAR: &str = "RMM_PRELOAD_SYNC";
+    match get(VAR)? {
+        None => Ok(SyncMode::Defer),
+        Some(v) => match v.trim().to_ascii_lowercase().as_str() {
+            "1" | "on" | "yes" | "true" | "defer" => Ok(SyncMode::Defer),
+            "device" => Ok(SyncMode::Device),
+            "0" | "off" | "no" | "false" => Ok(SyncMode::Off),
+            _ => Err(bad(
+                VAR,
+                &v,
+                "expected 1 or defer (default: reuse after the work completes), device \
+                 (synchronize in every free) or 0 (no synchronization)",
+            )),
         },
     }
 }
@@ -140,7 +170,7 @@ impl Config {
             maximum,
             log_file,
             stats: parse_bool("RMM_PRELOAD_STATS", false)?,
-            sync: parse_bool("RMM_PRELOAD_SYNC", true)?,
+            sync: parse_sync()?,
             managed: parse_bool("RMM_PRELOAD_MANAGED", false)?,
         })
     }

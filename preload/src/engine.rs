@@ -16,7 +16,8 @@ use rmm::mr::{
 use rmm::runtime::{MemHandleType, MemPoolAttr, Runtime, RuntimeChoice, RuntimeKind};
 use rmm::{Error, Stream};
 
-use crate::config::{Config, Kind, Size};
+use crate::config::{Config, Kind, Size, SyncMode};
+use crate::deferred::{self, Block, Deferred};
 
 /// Which runtime API family a call came from.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -43,6 +44,8 @@ pub(crate) const NOT_INITIALIZED: i32 = 3;
 const UNKNOWN: i32 = 999;
 
 const MAX_DEVICES: usize = 64;
+/// How often an allocation that failed waits for deferred blocks and tries again.
+const MAX_OOM_ROUNDS: usize = 8;
 const SHARDS: usize = 64;
 
 /// What one live block of ours is.
@@ -76,6 +79,8 @@ struct DeviceState {
     log: Option<Arc<LoggingResourceAdaptor>>,
     managed: OnceLock<Result<SharedResource, String>>,
     stats: Stats,
+    /// Blocks freed by `*Free` that wait for the work that may use them (SyncMode::Defer).
+    deferred: Mutex<Deferred>,
 }
 
 struct Engine {
@@ -373,6 +378,7 @@ fn build(rt: &'static dyn Runtime, cfg: &Config, device: i32) -> Result<DeviceSt
         log,
         managed: OnceLock::new(),
         stats: Stats::default(),
+        deferred: Mutex::new(Deferred::default()),
     })
 }
 
@@ -416,6 +422,17 @@ impl Engine {
     }
 }
 
+/// Whether synchronous frees are deferred: in the default mode, for the resources that keep
+/// freed memory (the `cuda` and `managed` resources free through the runtime, which
+/// synchronizes by itself).
+fn defers(cfg: &Config) -> bool {
+    cfg.sync == SyncMode::Defer && !matches!(cfg.kind, Kind::Cuda | Kind::Managed)
+}
+
+fn is_out_of_memory(e: &Error) -> bool {
+    matches!(e, Error::OutOfMemory { .. } | Error::BadAlloc { .. })
+}
+
 /// Allocates `size` (> 0) bytes from the current device's resource.
 pub(crate) fn allocate(
     family: Family,
@@ -450,7 +467,22 @@ impl Engine {
         } else {
             st.main.clone()
         };
-        let r = res.allocate(size, stream);
+        let defer = defers(cfg);
+        if defer {
+            self.reclaim(st, device, false);
+        }
+        let mut r = res.allocate(size, stream);
+        // Memory freed by the program may still be waiting for its work: wait for it, then
+        // try again, so that deferral does not cause an out-of-memory. Other threads keep
+        // freeing (into the deferred lists) meanwhile, hence a few rounds.
+        for _ in 0..MAX_OOM_ROUNDS {
+            match &r {
+                Err(e) if defer && is_out_of_memory(e) && self.reclaim(st, device, true) => {
+                    r = res.allocate(size, stream);
+                }
+                _ => break,
+            }
+        }
         if let Some(t) = start {
             st.stats
                 .alloc_ns
@@ -478,6 +510,39 @@ impl Engine {
         Ok(p)
     }
 
+    /// Returns completed deferred blocks of `device` (current) to their resource; with
+    /// `wait`, waits for all of them. True when anything was pending.
+    fn reclaim(&self, st: &DeviceState, device: i32, wait: bool) -> bool {
+        let mut d = st.deferred.lock();
+        if d.is_empty() {
+            return false;
+        }
+        let mut release = |b: Block| {
+            let res = if b.managed {
+                match st.managed.get() {
+                    Some(Ok(m)) => m,
+                    _ => return,
+                }
+            } else {
+                &st.main
+            };
+            if res
+                .deallocate(b.ptr as *mut std::ffi::c_void, b.size, Stream::DEFAULT)
+                .is_err()
+            {
+                st.stats.failed.fetch_add(1, Relaxed);
+            }
+        };
+        let t = (wait && config().stats).then(Instant::now);
+        d.reclaim(self.rt, device, wait, wait, &mut release);
+        if let Some(t) = t {
+            st.stats
+                .sync_ns
+                .fetch_add(t.elapsed().as_nanos() as u64, Relaxed);
+        }
+        true
+    }
+
     fn free(&self, ptr: *mut std::ffi::c_void, stream: Option<Stream>) -> Route<()> {
         let Some(entry) = self.map[shard(ptr as usize)].lock().remove(&(ptr as usize)) else {
             if in_our_chunk(ptr as usize) {
@@ -500,6 +565,17 @@ impl Engine {
             return Route::Done(Err(UNKNOWN));
         };
         let cfg = config();
+        if stream.is_none() && defers(cfg) {
+            // No runtime call: the block waits in its device's open list (deferred.rs).
+            st.deferred.lock().push(Block {
+                ptr: ptr as usize,
+                size: entry.size,
+                managed: entry.managed,
+            });
+            st.stats.frees.fetch_add(1, Relaxed);
+            st.stats.bytes_current.fetch_sub(entry.size as i64, Relaxed);
+            return Route::Done(Ok(()));
+        }
         let previous = match self.rt.get_device() {
             Ok(d) => d,
             Err(e) => return Route::Done(Err(e.code)),
@@ -513,9 +589,9 @@ impl Engine {
         let stream = match stream {
             Some(s) => s,
             None => {
-                // cudaFree/hipFree synchronize the device; so do we (RMM_PRELOAD_SYNC=1),
+                // cudaFree/hipFree synchronize the device; so do we (RMM_PRELOAD_SYNC=device),
                 // which also makes the block safe to hand to any stream afterwards.
-                if cfg.sync {
+                if cfg.sync == SyncMode::Device {
                     let t = cfg.stats.then(Instant::now);
                     if let Err(e) = self.rt.device_synchronize() {
                         status = Err(e.code);
@@ -586,7 +662,28 @@ pub(crate) fn pooled_free_bytes(family: Family) -> usize {
         .ok()
         .and_then(|d| eng.devices.get(d))
         .and_then(|s| s.get())
-        .map_or(0, |s| (s.free_bytes)())
+        .map_or(0, |s| (s.free_bytes)() + s.deferred.lock().pending_bytes())
+}
+
+/// Records a non-blocking stream the program created, on the current device.
+pub(crate) fn stream_created(
+    family: Family,
+    library: impl FnOnce() -> Option<String>,
+    stream: usize,
+) {
+    let Some(_busy) = BusyGuard::enter() else {
+        return;
+    };
+    if let Some(eng) = engine(family, library, true) {
+        if let Ok(device) = eng.rt.get_device() {
+            deferred::stream_created(stream, device);
+        }
+    }
+}
+
+/// Forgets a stream the program destroys.
+pub(crate) fn stream_destroyed(stream: usize) {
+    deferred::stream_destroyed(stream);
 }
 
 fn ms(ns: u64) -> f64 {
@@ -615,7 +712,11 @@ pub(crate) fn at_exit() {
     out += &format!(
         "  resource {:?}, sync {}, runtime {}\n",
         cfg.kind,
-        if cfg.sync { 1 } else { 0 },
+        match cfg.sync {
+            SyncMode::Defer => "1 (deferred reuse)",
+            SyncMode::Device => "device",
+            SyncMode::Off => "0",
+        },
         eng.map_or("none".to_string(), |e| format!(
             "{} ({})",
             e.family.prefix(),
@@ -636,7 +737,7 @@ pub(crate) fn at_exit() {
             out += &format!(
                 "  device {d}: allocations {allocs}, frees {}, failed {}, bytes total {}, \
                  peak {}, current {}\n  device {d}: time allocate {:.3} ms, free {:.3} ms, \
-                 synchronize in free {:.3} ms\n",
+                 synchronize/wait {:.3} ms\n",
                 s.frees.load(Relaxed),
                 s.failed.load(Relaxed),
                 s.bytes_total.load(Relaxed),
@@ -646,8 +747,21 @@ pub(crate) fn at_exit() {
                 ms(s.free_ns.load(Relaxed)),
                 ms(s.sync_ns.load(Relaxed)),
             );
+            let df = st.deferred.lock();
+            out += &format!(
+                "  device {d}: deferred reuse: seals {}, device synchronizations {}, waits for \
+                 batches {}, bytes still pending {}\n",
+                df.counts.seals,
+                df.counts.device_syncs,
+                df.counts.waits,
+                df.pending_bytes(),
+            );
         }
     }
+    out += &format!(
+        "  non-blocking streams live at exit {}\n",
+        deferred::nonblocking_streams()
+    );
     out += &format!(
         "  refused frees (double/interior) {}; forwarded: foreign frees {}, NULL/zero-size {}, \
          other {}; leaked at exit {}\n",

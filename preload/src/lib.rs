@@ -9,6 +9,7 @@
 #![allow(non_snake_case)]
 
 mod config;
+mod deferred;
 mod engine;
 
 use std::ffi::{c_char, c_void, CStr};
@@ -97,6 +98,12 @@ type MallocAsyncFn = unsafe extern "C" fn(*mut *mut c_void, usize, *mut c_void) 
 type FreeFn = unsafe extern "C" fn(*mut c_void) -> i32;
 type FreeAsyncFn = unsafe extern "C" fn(*mut c_void, *mut c_void) -> i32;
 type MemInfoFn = unsafe extern "C" fn(*mut usize, *mut usize) -> i32;
+type StreamCreateFlagsFn = unsafe extern "C" fn(*mut *mut c_void, u32) -> i32;
+type StreamCreatePriorityFn = unsafe extern "C" fn(*mut *mut c_void, u32, i32) -> i32;
+type StreamDestroyFn = unsafe extern "C" fn(*mut c_void) -> i32;
+
+/// `cudaStreamNonBlocking` / `hipStreamNonBlocking`.
+const NON_BLOCKING: u32 = 1;
 
 /// Reinterprets a real function's address as its C signature.
 ///
@@ -135,6 +142,12 @@ reals! {
     HIP_EXT_MALLOC_WITH_FLAGS = c"hipExtMallocWithFlags";
     HIP_MALLOC_MANAGED = c"hipMallocManaged";
     HIP_MEM_GET_INFO = c"hipMemGetInfo";
+    CUDA_STREAM_CREATE_WITH_FLAGS = c"cudaStreamCreateWithFlags";
+    CUDA_STREAM_CREATE_WITH_PRIORITY = c"cudaStreamCreateWithPriority";
+    CUDA_STREAM_DESTROY = c"cudaStreamDestroy";
+    HIP_STREAM_CREATE_WITH_FLAGS = c"hipStreamCreateWithFlags";
+    HIP_STREAM_CREATE_WITH_PRIORITY = c"hipStreamCreateWithPriority";
+    HIP_STREAM_DESTROY = c"hipStreamDestroy";
 }
 
 /// `cudaMemAttachGlobal` / `hipMemAttachGlobal`.
@@ -244,8 +257,9 @@ pub unsafe extern "C" fn cudaMalloc(ptr: *mut *mut c_void, size: usize) -> i32 {
     }
 }
 
-/// Interposed `cudaFree`: synchronizes the device (`RMM_PRELOAD_SYNC=1`), then returns the
-/// block to its pool. Pointers we did not allocate go to the real `cudaFree`.
+/// Interposed `cudaFree`: by default the block goes back to its pool once the work queued
+/// before the free has completed (deferred reuse, `RMM_PRELOAD_SYNC=1`); see `deferred.rs`
+/// for the other modes. Pointers we did not allocate go to the real `cudaFree`.
 ///
 /// # Safety
 /// The CUDA runtime's contract.
@@ -452,6 +466,152 @@ pub unsafe extern "C" fn hipMallocManaged(ptr: *mut *mut c_void, size: usize, fl
 pub unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usize) -> i32 {
     // SAFETY: forwards the caller's contract.
     unsafe { mem_get_info_entry(Family::Hip, &HIP_MEM_GET_INFO, free, total) }
+}
+
+/// After a successful stream creation: remembers non-blocking streams, which the legacy
+/// default stream does not wait for, so that deferred frees also wait for them.
+///
+/// # Safety
+/// `stream` is the caller's out-pointer, which the real function just wrote on success.
+unsafe fn stream_entry(
+    family: Family,
+    real: &'static Real,
+    stream: *mut *mut c_void,
+    flags: u32,
+    code: i32,
+) -> i32 {
+    if code == SUCCESS && !stream.is_null() && flags & NON_BLOCKING != 0 {
+        // SAFETY: the real function succeeded, so it wrote a stream through `stream`.
+        let s = unsafe { *stream } as usize;
+        let _ = catch_unwind(|| engine::stream_created(family, || real.library(), s));
+    }
+    code
+}
+
+/// Interposed `cudaStreamCreateWithFlags`: forwarded; non-blocking streams are remembered.
+///
+/// # Safety
+/// The CUDA runtime's contract.
+#[no_mangle]
+pub unsafe extern "C" fn cudaStreamCreateWithFlags(stream: *mut *mut c_void, flags: u32) -> i32 {
+    let code = forward!(
+        CUDA_STREAM_CREATE_WITH_FLAGS,
+        StreamCreateFlagsFn,
+        stream,
+        flags
+    );
+    // SAFETY: forwards the caller's contract.
+    unsafe {
+        stream_entry(
+            Family::Cuda,
+            &CUDA_STREAM_CREATE_WITH_FLAGS,
+            stream,
+            flags,
+            code,
+        )
+    }
+}
+
+/// Interposed `cudaStreamCreateWithPriority` (see `cudaStreamCreateWithFlags`).
+///
+/// # Safety
+/// The CUDA runtime's contract.
+#[no_mangle]
+pub unsafe extern "C" fn cudaStreamCreateWithPriority(
+    stream: *mut *mut c_void,
+    flags: u32,
+    priority: i32,
+) -> i32 {
+    let code = forward!(
+        CUDA_STREAM_CREATE_WITH_PRIORITY,
+        StreamCreatePriorityFn,
+        stream,
+        flags,
+        priority
+    );
+    // SAFETY: forwards the caller's contract.
+    unsafe {
+        stream_entry(
+            Family::Cuda,
+            &CUDA_STREAM_CREATE_WITH_PRIORITY,
+            stream,
+            flags,
+            code,
+        )
+    }
+}
+
+/// Interposed `cudaStreamDestroy`: forgets the stream, then forwards.
+///
+/// # Safety
+/// The CUDA runtime's contract.
+#[no_mangle]
+pub unsafe extern "C" fn cudaStreamDestroy(stream: *mut c_void) -> i32 {
+    let _ = catch_unwind(|| engine::stream_destroyed(stream as usize));
+    forward!(CUDA_STREAM_DESTROY, StreamDestroyFn, stream)
+}
+
+/// Interposed `hipStreamCreateWithFlags` (see `cudaStreamCreateWithFlags`).
+///
+/// # Safety
+/// The HIP runtime's contract.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamCreateWithFlags(stream: *mut *mut c_void, flags: u32) -> i32 {
+    let code = forward!(
+        HIP_STREAM_CREATE_WITH_FLAGS,
+        StreamCreateFlagsFn,
+        stream,
+        flags
+    );
+    // SAFETY: forwards the caller's contract.
+    unsafe {
+        stream_entry(
+            Family::Hip,
+            &HIP_STREAM_CREATE_WITH_FLAGS,
+            stream,
+            flags,
+            code,
+        )
+    }
+}
+
+/// Interposed `hipStreamCreateWithPriority` (see `cudaStreamCreateWithFlags`).
+///
+/// # Safety
+/// The HIP runtime's contract.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamCreateWithPriority(
+    stream: *mut *mut c_void,
+    flags: u32,
+    priority: i32,
+) -> i32 {
+    let code = forward!(
+        HIP_STREAM_CREATE_WITH_PRIORITY,
+        StreamCreatePriorityFn,
+        stream,
+        flags,
+        priority
+    );
+    // SAFETY: forwards the caller's contract.
+    unsafe {
+        stream_entry(
+            Family::Hip,
+            &HIP_STREAM_CREATE_WITH_PRIORITY,
+            stream,
+            flags,
+            code,
+        )
+    }
+}
+
+/// Interposed `hipStreamDestroy` (see `cudaStreamDestroy`).
+///
+/// # Safety
+/// The HIP runtime's contract.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamDestroy(stream: *mut c_void) -> i32 {
+    let _ = catch_unwind(|| engine::stream_destroyed(stream as usize));
+    forward!(HIP_STREAM_DESTROY, StreamDestroyFn, stream)
 }
 
 extern "C" fn on_exit() {

@@ -1,19 +1,14 @@
-/* Test program linked against the stand-in cudart: allocates/frees in a loop from several
- * threads, writes and checks data, checks forwarding of NULL, zero-size, foreign, double and
- * interior frees, and prints a checksum. Its stdout must be identical with and without
- * LD_PRELOAD=librmm_preload.so. */
+/* Test program linked against the stand-in runtime (CUDA names, or HIP's with
+ * -DSTANDIN_HIP): allocates/frees in a loop from several threads, writes and checks data,
+ * checks forwarding of NULL, zero-size, foreign, double and interior frees, and prints a
+ * checksum. Its stdout must be identical with and without LD_PRELOAD=librmm_preload.so. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int cudaMalloc(void **p, size_t size);
-int cudaFree(void *p);
-int cudaMallocAsync(void **p, size_t size, void *s);
-int cudaFreeAsync(void *p, void *s);
-int cudaMemGetInfo(size_t *f, size_t *t);
-int standin_malloc_foreign(void **p, size_t size);
+#include "standin_api.h"
 
 #define THREADS 8
 #define ITERS 3000
@@ -27,7 +22,7 @@ static void *worker(void *arg) {
     for (int k = 0; k < 3; k++) {
       seed = seed * 6364136223846793005ull + 1442695040888963407ull;
       n[k] = 1 + (seed >> 40) % 200000;
-      int rc = (k == 2 && i % 2) ? cudaMallocAsync(&b[k], n[k], NULL) : cudaMalloc(&b[k], n[k]);
+      int rc = (k == 2 && i % 2) ? RT(MallocAsync)(&b[k], n[k], NULL) : RT(Malloc)(&b[k], n[k]);
       if (rc != 0 || ((uintptr_t)b[k] % 256) != 0) { __atomic_add_fetch(&failures, 1, 0); return NULL; }
       memset(b[k], (int)(seed & 0xff), n[k]);
     }
@@ -37,7 +32,7 @@ static void *worker(void *arg) {
       if (c[n[k] - 1] != c[0]) __atomic_add_fetch(&failures, 1, 0);
     }
     for (int k = 0; k < 3; k++) {
-      int rc = (k == 2 && i % 2) ? cudaFreeAsync(b[k], NULL) : cudaFree(b[k]);
+      int rc = (k == 2 && i % 2) ? RT(FreeAsync)(b[k], NULL) : RT(Free)(b[k]);
       if (rc != 0) __atomic_add_fetch(&failures, 1, 0);
     }
   }
@@ -45,20 +40,20 @@ static void *worker(void *arg) {
 }
 
 int main(void) {
-  printf("free(NULL) -> %d\n", cudaFree(NULL));
+  printf("free(NULL) -> %d\n", RT(Free)(NULL));
   void *z = (void *)1;
-  int rc0 = cudaMalloc(&z, 0);
+  int rc0 = RT(Malloc)(&z, 0);
   printf("malloc(0) -> %d, ptr %s\n", rc0, z ? "non-null" : "null");
   void *f = NULL;
   standin_malloc_foreign(&f, 4096);
-  printf("foreign free -> %d\n", cudaFree(f));
+  printf("foreign free -> %d\n", RT(Free)(f));
   void *d = NULL;
-  cudaMalloc(&d, 1024);
-  printf("interior free -> %d\n", cudaFree((char *)d + 256));
-  printf("first free -> %d\n", cudaFree(d));
-  printf("double free -> %d\n", cudaFree(d));
+  RT(Malloc)(&d, 1024);
+  printf("interior free -> %d\n", RT(Free)((char *)d + 256));
+  printf("first free -> %d\n", RT(Free)(d));
+  printf("double free -> %d\n", RT(Free)(d));
   size_t fr = 0, tot = 0;
-  int rcm = cudaMemGetInfo(&fr, &tot);
+  int rcm = RT(MemGetInfo)(&fr, &tot);
   printf("meminfo -> %d total %zu\n", rcm, tot);
 
   pthread_t t[THREADS];
