@@ -13,7 +13,9 @@ iters="${ITERS:-1000}"
 fail=0
 [ -f "$lib" ] || { echo "missing $lib (carry target/release/librmm_preload.so)"; exit 2; }
 if command -v nm >/dev/null; then
-  nm -D --defined-only "$lib" | grep -q ' T cudaMalloc$' || { echo "$lib exports no cudaMalloc"; exit 2; }
+  # Read the list whole: grep -q closing the pipe early would fail the pipeline (pipefail).
+  syms="$(nm -D --defined-only "$lib")"
+  grep -q ' T cudaMalloc$' <<<"$syms" || { echo "$lib exports no cudaMalloc"; exit 2; }
 fi
 
 echo "== (a) CUDA loop: nvcc -cudart shared"
