@@ -488,131 +488,66 @@ unsafe fn stream_entry(
     code
 }
 
-/// Interposed `cudaStreamCreateWithFlags`: forwarded; non-blocking streams are remembered.
-///
-/// # Safety
-/// The CUDA runtime's contract.
-#[no_mangle]
-pub unsafe extern "C" fn cudaStreamCreateWithFlags(stream: *mut *mut c_void, flags: u32) -> i32 {
-    let code = forward!(
-        CUDA_STREAM_CREATE_WITH_FLAGS,
-        StreamCreateFlagsFn,
-        stream,
-        flags
-    );
-    // SAFETY: forwards the caller's contract.
-    unsafe {
-        stream_entry(
-            Family::Cuda,
-            &CUDA_STREAM_CREATE_WITH_FLAGS,
-            stream,
-            flags,
-            code,
-        )
-    }
+/// Defines the interposed stream functions of one API family: creation is forwarded and a
+/// non-blocking stream remembered (deferred reuse must wait for it); destruction forgets the
+/// stream, then forwards.
+macro_rules! stream_entry_points {
+    ($family:expr, $contract:literal,
+     $create_flags:ident = $real_flags:ident,
+     $create_priority:ident = $real_priority:ident,
+     $destroy:ident = $real_destroy:ident) => {
+        #[doc = concat!("Interposed `", stringify!($create_flags), "`: forwarded; non-blocking streams are remembered.")]
+        ///
+        /// # Safety
+        #[doc = $contract]
+        #[no_mangle]
+        pub unsafe extern "C" fn $create_flags(stream: *mut *mut c_void, flags: u32) -> i32 {
+            let code = forward!($real_flags, StreamCreateFlagsFn, stream, flags);
+            // SAFETY: forwards the caller's contract.
+            unsafe { stream_entry($family, &$real_flags, stream, flags, code) }
+        }
+
+        #[doc = concat!("Interposed `", stringify!($create_priority), "`: forwarded; non-blocking streams are remembered.")]
+        ///
+        /// # Safety
+        #[doc = $contract]
+        #[no_mangle]
+        pub unsafe extern "C" fn $create_priority(
+            stream: *mut *mut c_void,
+            flags: u32,
+            priority: i32,
+        ) -> i32 {
+            let code = forward!($real_priority, StreamCreatePriorityFn, stream, flags, priority);
+            // SAFETY: forwards the caller's contract.
+            unsafe { stream_entry($family, &$real_priority, stream, flags, code) }
+        }
+
+        #[doc = concat!("Interposed `", stringify!($destroy), "`: forgets the stream, then forwards.")]
+        ///
+        /// # Safety
+        #[doc = $contract]
+        #[no_mangle]
+        pub unsafe extern "C" fn $destroy(stream: *mut c_void) -> i32 {
+            let _ = catch_unwind(|| engine::stream_destroyed(stream as usize));
+            forward!($real_destroy, StreamDestroyFn, stream)
+        }
+    };
 }
 
-/// Interposed `cudaStreamCreateWithPriority` (see `cudaStreamCreateWithFlags`).
-///
-/// # Safety
-/// The CUDA runtime's contract.
-#[no_mangle]
-pub unsafe extern "C" fn cudaStreamCreateWithPriority(
-    stream: *mut *mut c_void,
-    flags: u32,
-    priority: i32,
-) -> i32 {
-    let code = forward!(
-        CUDA_STREAM_CREATE_WITH_PRIORITY,
-        StreamCreatePriorityFn,
-        stream,
-        flags,
-        priority
-    );
-    // SAFETY: forwards the caller's contract.
-    unsafe {
-        stream_entry(
-            Family::Cuda,
-            &CUDA_STREAM_CREATE_WITH_PRIORITY,
-            stream,
-            flags,
-            code,
-        )
-    }
-}
-
-/// Interposed `cudaStreamDestroy`: forgets the stream, then forwards.
-///
-/// # Safety
-/// The CUDA runtime's contract.
-#[no_mangle]
-pub unsafe extern "C" fn cudaStreamDestroy(stream: *mut c_void) -> i32 {
-    let _ = catch_unwind(|| engine::stream_destroyed(stream as usize));
-    forward!(CUDA_STREAM_DESTROY, StreamDestroyFn, stream)
-}
-
-/// Interposed `hipStreamCreateWithFlags` (see `cudaStreamCreateWithFlags`).
-///
-/// # Safety
-/// The HIP runtime's contract.
-#[no_mangle]
-pub unsafe extern "C" fn hipStreamCreateWithFlags(stream: *mut *mut c_void, flags: u32) -> i32 {
-    let code = forward!(
-        HIP_STREAM_CREATE_WITH_FLAGS,
-        StreamCreateFlagsFn,
-        stream,
-        flags
-    );
-    // SAFETY: forwards the caller's contract.
-    unsafe {
-        stream_entry(
-            Family::Hip,
-            &HIP_STREAM_CREATE_WITH_FLAGS,
-            stream,
-            flags,
-            code,
-        )
-    }
-}
-
-/// Interposed `hipStreamCreateWithPriority` (see `cudaStreamCreateWithFlags`).
-///
-/// # Safety
-/// The HIP runtime's contract.
-#[no_mangle]
-pub unsafe extern "C" fn hipStreamCreateWithPriority(
-    stream: *mut *mut c_void,
-    flags: u32,
-    priority: i32,
-) -> i32 {
-    let code = forward!(
-        HIP_STREAM_CREATE_WITH_PRIORITY,
-        StreamCreatePriorityFn,
-        stream,
-        flags,
-        priority
-    );
-    // SAFETY: forwards the caller's contract.
-    unsafe {
-        stream_entry(
-            Family::Hip,
-            &HIP_STREAM_CREATE_WITH_PRIORITY,
-            stream,
-            flags,
-            code,
-        )
-    }
-}
-
-/// Interposed `hipStreamDestroy` (see `cudaStreamDestroy`).
-///
-/// # Safety
-/// The HIP runtime's contract.
-#[no_mangle]
-pub unsafe extern "C" fn hipStreamDestroy(stream: *mut c_void) -> i32 {
-    let _ = catch_unwind(|| engine::stream_destroyed(stream as usize));
-    forward!(HIP_STREAM_DESTROY, StreamDestroyFn, stream)
-}
+stream_entry_points!(
+    Family::Cuda,
+    "The CUDA runtime's contract.",
+    cudaStreamCreateWithFlags = CUDA_STREAM_CREATE_WITH_FLAGS,
+    cudaStreamCreateWithPriority = CUDA_STREAM_CREATE_WITH_PRIORITY,
+    cudaStreamDestroy = CUDA_STREAM_DESTROY
+);
+stream_entry_points!(
+    Family::Hip,
+    "The HIP runtime's contract.",
+    hipStreamCreateWithFlags = HIP_STREAM_CREATE_WITH_FLAGS,
+    hipStreamCreateWithPriority = HIP_STREAM_CREATE_WITH_PRIORITY,
+    hipStreamDestroy = HIP_STREAM_DESTROY
+);
 
 extern "C" fn on_exit() {
     let _ = catch_unwind(engine::at_exit);
