@@ -103,7 +103,7 @@ impl Deferred {
 
     /// True when something is waiting.
     pub(crate) fn is_empty(&self) -> bool {
-        self.pending_bytes == 0 && self.open.is_empty() && self.sealed.is_empty()
+        self.open.is_empty() && self.sealed.is_empty()
     }
 
     /// Called in an allocation on `device` (current): seals the open list when it is large

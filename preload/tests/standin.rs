@@ -160,9 +160,7 @@ fn standin_count(stderr: &str, what: &str) -> u64 {
         .lines()
         .find(|l| l.starts_with("standin:"))
         .unwrap_or_else(|| panic!("no stand-in report in:\n{stderr}"));
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let i = words.iter().position(|w| *w == what).unwrap();
-    words[i + 1].parse().unwrap()
+    value_after(line, what) as u64
 }
 
 fn assert_ok(out: &Output) {
