@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::mr::ALLOCATION_ALIGNMENT;
-use crate::runtime::{runtime, DeviceId, MemInfo};
+use crate::runtime::{runtime, DeviceAttribute, DeviceId, MemInfo, RuntimeErrorKind};
 
 /// The calling thread's current device.
 pub fn get_current_device() -> Result<DeviceId> {
@@ -45,6 +45,40 @@ pub fn percent_of_free_device_memory(percent: i32) -> Result<usize> {
     let free = available_device_memory()?.free as u128;
     let bytes = (free * percent as u128 / 100) as usize;
     Ok(bytes & !(ALLOCATION_ALIGNMENT - 1))
+}
+
+/// Reads `attr` of `device`; an attribute the runtime does not know (an older runtime) reads
+/// as 0, any other failure is an error.
+fn attribute_or_zero(device: DeviceId, attr: DeviceAttribute) -> Result<i32> {
+    let count = get_device_count()?;
+    if device < 0 || device >= count {
+        return Err(Error::invalid(format!(
+            "device id {device} is out of range: this process has {count} device(s)"
+        )));
+    }
+    match runtime()?.device_attribute(attr, device) {
+        Ok(v) => Ok(v),
+        Err(e) if e.kind == RuntimeErrorKind::NotSupported => Ok(0),
+        Err(e) => Err(Error::runtime(device, e)),
+    }
+}
+
+/// Whether `device` supports stream-ordered memory pools (`cudaMallocAsync` /
+/// `hipMallocAsync`), i.e. whether `cuda_async_memory_resource` can be used on it.
+pub fn supports_async_pools(device: DeviceId) -> Result<bool> {
+    Ok(attribute_or_zero(device, DeviceAttribute::MemoryPoolsSupported)? == 1)
+}
+
+/// The IPC export handle types (`cudaMemAllocationHandleType` bits) that memory pools of
+/// `device` support; 0 when none (or the runtime cannot tell).
+pub fn async_pool_handle_types(device: DeviceId) -> Result<i32> {
+    attribute_or_zero(device, DeviceAttribute::MemoryPoolSupportedHandleTypes)
+}
+
+/// Whether `device` can access pageable host memory (system-allocated memory: HMM or ATS),
+/// i.e. whether `system_memory_resource` can be used on it.
+pub fn supports_pageable_memory_access(device: DeviceId) -> Result<bool> {
+    Ok(attribute_or_zero(device, DeviceAttribute::PageableMemoryAccess)? == 1)
 }
 
 /// Makes a device current for its lifetime and restores the previous one on drop

@@ -405,6 +405,24 @@ rmm_status_t rmm_get_current_device(int32_t *device);
 rmm_status_t rmm_set_current_device(int32_t device);
 
 /**
+ * Whether `device` supports stream-ordered memory pools (`cudaMallocAsync` /
+ * `hipMallocAsync`): what `cuda_async_memory_resource` needs.
+ */
+rmm_status_t rmm_device_supports_async_pools(int32_t device, bool *supported);
+
+/**
+ * The IPC export handle types that memory pools of `device` support, as a bit mask of
+ * `RMM_ALLOCATION_HANDLE_*` values (0: none, or the runtime cannot tell).
+ */
+rmm_status_t rmm_device_async_pool_handle_types(int32_t device, int32_t *mask);
+
+/**
+ * Whether `device` can access pageable host memory (HMM or ATS): what
+ * `system_memory_resource` needs.
+ */
+rmm_status_t rmm_device_supports_pageable_memory(int32_t device, bool *supported);
+
+/**
  * Waits for all work on the current device.
  */
 rmm_status_t rmm_device_synchronize(void);

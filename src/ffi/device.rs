@@ -70,6 +70,54 @@ pub extern "C" fn rmm_set_current_device(device: i32) -> rmm_status_t {
     })
 }
 
+/// Whether `device` supports stream-ordered memory pools (`cudaMallocAsync` /
+/// `hipMallocAsync`): what `cuda_async_memory_resource` needs.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_device_supports_async_pools(
+    device: i32,
+    supported: *mut bool,
+) -> rmm_status_t {
+    guard("rmm_device_supports_async_pools", || {
+        non_null(supported, "supported")?;
+        let s = device::supports_async_pools(device)?;
+        // SAFETY: checked non-null above.
+        unsafe { write_out(supported, s) };
+        Ok(())
+    })
+}
+
+/// The IPC export handle types that memory pools of `device` support, as a bit mask of
+/// `RMM_ALLOCATION_HANDLE_*` values (0: none, or the runtime cannot tell).
+#[no_mangle]
+pub unsafe extern "C" fn rmm_device_async_pool_handle_types(
+    device: i32,
+    mask: *mut i32,
+) -> rmm_status_t {
+    guard("rmm_device_async_pool_handle_types", || {
+        non_null(mask, "mask")?;
+        let m = device::async_pool_handle_types(device)?;
+        // SAFETY: checked non-null above.
+        unsafe { write_out(mask, m) };
+        Ok(())
+    })
+}
+
+/// Whether `device` can access pageable host memory (HMM or ATS): what
+/// `system_memory_resource` needs.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_device_supports_pageable_memory(
+    device: i32,
+    supported: *mut bool,
+) -> rmm_status_t {
+    guard("rmm_device_supports_pageable_memory", || {
+        non_null(supported, "supported")?;
+        let s = device::supports_pageable_memory_access(device)?;
+        // SAFETY: checked non-null above.
+        unsafe { write_out(supported, s) };
+        Ok(())
+    })
+}
+
 /// Waits for all work on the current device.
 #[no_mangle]
 pub extern "C" fn rmm_device_synchronize() -> rmm_status_t {
