@@ -1,5 +1,6 @@
 //! The event log (`LoggingResourceAdaptor`), its C ABI, and the debug log's level.
 
+use std::ffi::c_void;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -312,4 +313,77 @@ fn debug_log_goes_to_rmm_debug_log_file() {
     assert!(text.contains("[info  ] hello from the test"), "{text}");
     assert!(!text.contains("not shown"), "{text}");
     assert!(text.contains("pool_memory_resource: grew by"), "{text}");
+}
+
+/// What the C ABI callback of `callback_passes_whole_lines_through` received.
+#[derive(Default)]
+struct Received {
+    calls: Vec<Option<String>>,
+}
+
+unsafe extern "C" fn record_write(data: *const std::ffi::c_char, len: usize, arg: *mut c_void) {
+    // SAFETY: `arg` is the test's `Mutex<Received>`; `data` holds `len` bytes when non-null.
+    let rec = unsafe { &*(arg as *const std::sync::Mutex<Received>) };
+    let item = if data.is_null() {
+        None
+    } else {
+        // SAFETY: as above.
+        let bytes = unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) };
+        Some(String::from_utf8(bytes.to_vec()).unwrap())
+    };
+    rec.lock().unwrap().calls.push(item);
+}
+
+#[test]
+fn callback_passes_whole_lines_through() {
+    use rmm::ffi::*;
+    setup();
+    let rec = std::sync::Mutex::new(Received::default());
+    let arg = &rec as *const _ as *mut c_void;
+    unsafe {
+        let mut up: rmm_resource_t = std::ptr::null_mut();
+        assert_eq!(rmm_cuda_create(&mut up), rmm_status_t::RMM_STATUS_SUCCESS);
+        let mut mr: rmm_resource_t = std::ptr::null_mut();
+        assert_eq!(
+            rmm_logging_create_with_callback(up, Some(record_write), arg, 0, &mut mr),
+            rmm_status_t::RMM_STATUS_SUCCESS
+        );
+        assert_eq!(
+            rec.lock().unwrap().calls,
+            vec![Some("Thread,Time,Action,Pointer,Size,Stream\n".to_string())],
+            "the header arrives at once, in one call"
+        );
+        let mut p = std::ptr::null_mut();
+        assert_eq!(
+            rmm_allocate_async(mr, 300, std::ptr::null_mut(), &mut p),
+            rmm_status_t::RMM_STATUS_SUCCESS
+        );
+        {
+            let r = rec.lock().unwrap();
+            assert_eq!(r.calls.len(), 2, "the row arrives without a flush");
+            let row = r.calls[1].as_deref().unwrap();
+            assert!(row.ends_with(",300,0\n"), "{row}");
+            assert_eq!(row.matches('\n').count(), 1, "one whole line: {row}");
+        }
+        assert_eq!(rmm_logging_flush(mr), rmm_status_t::RMM_STATUS_SUCCESS);
+        assert_eq!(
+            rec.lock().unwrap().calls.last(),
+            Some(&None),
+            "flush forwarded"
+        );
+        assert_eq!(
+            rmm_deallocate_async(mr, p, 300, std::ptr::null_mut()),
+            rmm_status_t::RMM_STATUS_SUCCESS
+        );
+        assert_eq!(rmm_resource_release(mr), rmm_status_t::RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_resource_release(up), rmm_status_t::RMM_STATUS_SUCCESS);
+    }
+    let r = rec.lock().unwrap();
+    let text: String = r.calls.iter().flatten().cloned().collect();
+    assert_eq!(normalize(&text).lines().count(), 3);
+    assert!(normalize(&text)
+        .lines()
+        .nth(2)
+        .unwrap()
+        .starts_with("TID,TIME,free,0x"));
 }

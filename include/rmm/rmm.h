@@ -149,7 +149,8 @@ typedef bool (*rmm_failure_callback_t)(size_t bytes, void *arg);
 
 /**
  * Receives the event log's bytes: `len` bytes at `data`; `data` NULL (with `len` 0) asks
- * the receiver to flush. Called with rows whole, one caller at a time.
+ * the receiver to flush. Called with one whole line (the header, then each row) as soon as
+ * it is logged, one caller at a time; the receiver does its own buffering.
  */
 typedef void (*rmm_log_write_fn)(const char *data, size_t len, void *arg);
 
@@ -514,9 +515,10 @@ rmm_status_t rmm_logging_create(rmm_resource_t upstream,
                                 rmm_resource_t *out);
 
 /**
- * Creates a `logging_resource_adaptor` whose CSV goes to `write(data, len, arg)` (RMM's
- * `std::ostream&` constructor, bridged by the C++ wrapper). `write` must accept calls
- * from any thread (one at a time) until the adaptor's last handle is released.
+ * Creates a `logging_resource_adaptor` whose CSV goes to `write(data, len, arg)`, line by
+ * line as rows are logged (RMM's `std::ostream&` and sink-list constructors, bridged by the
+ * C++ wrapper). `auto_flush` non-zero also asks for a flush after every row. `write` must
+ * accept calls from any thread (one at a time) until the adaptor's last handle is released.
  */
 rmm_status_t rmm_logging_create_with_callback(rmm_resource_t upstream,
                                               rmm_log_write_fn write,

@@ -50,7 +50,8 @@ pub unsafe extern "C" fn rmm_logging_create(
 }
 
 /// Receives the event log's bytes: `len` bytes at `data`; `data` NULL (with `len` 0) asks
-/// the receiver to flush. Called with rows whole, one caller at a time.
+/// the receiver to flush. Called with one whole line (the header, then each row) as soon as
+/// it is logged, one caller at a time; the receiver does its own buffering.
 #[allow(non_camel_case_types)]
 pub type rmm_log_write_fn =
     Option<unsafe extern "C" fn(data: *const c_char, len: usize, arg: *mut c_void)>;
@@ -79,9 +80,10 @@ impl Write for CallbackWriter {
     }
 }
 
-/// Creates a `logging_resource_adaptor` whose CSV goes to `write(data, len, arg)` (RMM's
-/// `std::ostream&` constructor, bridged by the C++ wrapper). `write` must accept calls
-/// from any thread (one at a time) until the adaptor's last handle is released.
+/// Creates a `logging_resource_adaptor` whose CSV goes to `write(data, len, arg)`, line by
+/// line as rows are logged (RMM's `std::ostream&` and sink-list constructors, bridged by the
+/// C++ wrapper). `auto_flush` non-zero also asks for a flush after every row. `write` must
+/// accept calls from any thread (one at a time) until the adaptor's last handle is released.
 #[no_mangle]
 pub unsafe extern "C" fn rmm_logging_create_with_callback(
     upstream: rmm_resource_t,
@@ -94,7 +96,11 @@ pub unsafe extern "C" fn rmm_logging_create_with_callback(
         let up = resource_of(upstream)?;
         let write = write.ok_or_else(|| Error::invalid("`write` is NULL"))?;
         let w = Box::new(CallbackWriter { write, arg });
-        Ok(Arc::new(LoggingResourceAdaptor::with_writer(up, w, auto_flush != 0)?) as _)
+        Ok(Arc::new(LoggingResourceAdaptor::with_passthrough_writer(
+            up,
+            w,
+            auto_flush != 0,
+        )?) as _)
     };
     // SAFETY: same contract as this function.
     unsafe { create("rmm_logging_create_with_callback", out, make) }

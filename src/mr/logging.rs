@@ -98,19 +98,42 @@ impl LoggingResourceAdaptor {
         Ok(r)
     }
 
-    /// Logs to any writer (RMM's `std::ostream&` constructor).
+    /// Logs to any writer (RMM's `std::ostream&` constructor), buffering rows (64 KiB).
     pub fn with_writer(
         upstream: SharedResource,
         writer: Box<dyn Write + Send>,
         auto_flush: bool,
     ) -> Result<Self> {
+        Self::with_buffer(upstream, writer, auto_flush, 1 << 16)
+    }
+
+    /// Logs to a writer that buffers by itself (a C++ `std::ostream` or logger sink): each
+    /// row reaches it whole, in one `write_all`, as soon as it is logged; `flush` and
+    /// `auto_flush` are forwarded to it.
+    pub fn with_passthrough_writer(
+        upstream: SharedResource,
+        writer: Box<dyn Write + Send>,
+        auto_flush: bool,
+    ) -> Result<Self> {
+        Self::with_buffer(upstream, writer, auto_flush, 0)
+    }
+
+    fn with_buffer(
+        upstream: SharedResource,
+        writer: Box<dyn Write + Send>,
+        auto_flush: bool,
+        capacity: usize,
+    ) -> Result<Self> {
         crate::logger::init();
-        let sink: Arc<Sink> = Arc::new(Mutex::new(BufWriter::with_capacity(1 << 16, writer)));
+        // A zero capacity makes the BufWriter hand every write straight to `writer`.
+        let sink: Arc<Sink> = Arc::new(Mutex::new(BufWriter::with_capacity(capacity, writer)));
         {
             let mut w = sink.lock();
             let io =
                 |e: std::io::Error| Error::invalid(format!("{NAME}: cannot write the log: {e}"));
-            writeln!(w, "{LOG_HEADER}").map_err(io)?;
+            // One write: a pass-through writer receives whole lines only.
+            w.write_all(format!("{LOG_HEADER}\n").as_bytes())
+                .map_err(io)?;
             if auto_flush {
                 w.flush().map_err(io)?;
             }
