@@ -4,6 +4,9 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 
@@ -47,6 +50,7 @@ static constexpr std::size_t RMM_DEFAULT_HOST_ALIGNMENT{alignof(std::max_align_t
  */
 [[nodiscard]] constexpr std::size_t align_up(std::size_t value, std::size_t alignment) noexcept
 {
+  assert(is_supported_alignment(alignment));
   return (value + (alignment - 1)) & ~(alignment - 1);
 }
 
@@ -58,6 +62,7 @@ static constexpr std::size_t RMM_DEFAULT_HOST_ALIGNMENT{alignof(std::max_align_t
  */
 [[nodiscard]] constexpr std::size_t align_down(std::size_t value, std::size_t alignment) noexcept
 {
+  assert(is_supported_alignment(alignment));
   return value & ~(alignment - 1);
 }
 

@@ -6,6 +6,8 @@
 
 #include <rmm/aligned.hpp>
 #include <rmm/detail/check.hpp>
+#include <rmm/detail/error.hpp>
+#include <rmm/detail/export.hpp>
 #include <rmm/rmm.h>
 
 #include <cstddef>
@@ -20,8 +22,15 @@ struct cuda_device_id {
   /// @brief The underlying integer type.
   using value_type = int;
 
-  /// @brief Device 0.
-  constexpr cuda_device_id() noexcept = default;
+  /**
+   * @brief The device current on the calling thread (as RMM 25.02); device 0 when no runtime
+   * or device is available.
+   */
+  cuda_device_id() noexcept
+  {
+    int device = 0;
+    if (rmm_get_current_device(&device) == RMM_STATUS_SUCCESS) { id_ = device; }
+  }
 
   /**
    * @brief Wraps the ordinal @p dev_id.
@@ -125,7 +134,8 @@ struct cuda_set_device_raii {
    * @param dev_id The device to make current
    */
   explicit cuda_set_device_raii(cuda_device_id dev_id)
-    : old_device_{get_current_cuda_device()}, needs_reset_{old_device_ != dev_id}
+    : old_device_{get_current_cuda_device()},
+      needs_reset_{dev_id.value() >= 0 && old_device_ != dev_id}
   {
     if (needs_reset_) { detail::check(rmm_set_current_device(dev_id.value())); }
   }

@@ -9,10 +9,15 @@
 
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/check.hpp>
+#include <rmm/detail/error.hpp>
+#include <rmm/detail/export.hpp>
+#include <rmm/detail/logging_assert.hpp>
 #include <rmm/rmm.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
+#include <memory>
 #include <utility>
 
 namespace rmm {
@@ -82,10 +87,11 @@ class cuda_stream {
   [[nodiscard]] detail::stream_type value() const noexcept { return stream_; }
 
   /**
-   * @brief Implicit conversion to the stream handle.
+   * @brief Explicit conversion to the stream handle (explicit as in RMM, so that comparing
+   * two streams, or printing one, resolves through cuda_stream_view unambiguously).
    * @return The handle
    */
-  operator detail::stream_type() const noexcept { return value(); }
+  explicit operator detail::stream_type() const noexcept { return value(); }
 
   /**
    * @brief A non-owning view of the owned stream.

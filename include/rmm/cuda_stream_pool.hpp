@@ -8,6 +8,8 @@
 #include <rmm/cuda_stream.hpp>
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/error.hpp>
+#include <rmm/detail/error.hpp>
+#include <rmm/detail/export.hpp>
 
 #include <atomic>
 #include <cstddef>

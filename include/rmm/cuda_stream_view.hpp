@@ -10,9 +10,13 @@
 #pragma once
 
 #include <rmm/detail/check.hpp>
+#include <rmm/detail/error.hpp>
+#include <rmm/detail/export.hpp>
 #include <rmm/rmm.h>
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <ostream>
 

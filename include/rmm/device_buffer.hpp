@@ -12,12 +12,16 @@
 #include <rmm/mr/device/per_device_resource.hpp>
 #include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
+#include <rmm/detail/error.hpp>
+#include <rmm/detail/export.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <utility>
+#include <cassert>
+#include <stdexcept>
 
 namespace rmm {
 

@@ -5,9 +5,11 @@
 #pragma once
 
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/export.hpp>
 #include <rmm/device_uvector.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/mr/device/per_device_resource.hpp>
+#include <rmm/resource_ref.hpp>
 
 #include <cstddef>
 #include <type_traits>
@@ -109,6 +111,18 @@ class device_scalar {
                 cuda_stream_view stream,
                 device_async_resource_ref mr)
     : device_scalar{initial_value, stream, device_buffer::resource_of(mr)}
+  {
+  }
+
+  /**
+   * @brief A deep copy of @p other's value, enqueued on @p stream, with the resource given as
+   * a reference (RMM 25.02 style).
+   * @param other Scalar to copy
+   * @param stream Stream of the allocation and the copy
+   * @param mr Reference to a device_memory_resource (must outlive the scalar)
+   */
+  device_scalar(device_scalar const& other, cuda_stream_view stream, device_async_resource_ref mr)
+    : device_scalar{other, stream, device_buffer::resource_of(mr)}
   {
   }
 

@@ -11,6 +11,10 @@
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/mr/device/per_device_resource.hpp>
 #include <rmm/rmm.h>
+#include <rmm/detail/error.hpp>
+#include <rmm/detail/exec_check_disable.hpp>
+#include <rmm/detail/export.hpp>
+#include <rmm/resource_ref.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +22,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace rmm {
 

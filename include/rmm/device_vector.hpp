@@ -8,6 +8,8 @@
 #pragma once
 
 #include <rmm/mr/device/thrust_allocator_adaptor.hpp>
+#include <rmm/detail/export.hpp>
+#include <rmm/detail/thrust_namespace.h>
 
 #if defined(RMM_DETAIL_HAVE_THRUST)
 #include <thrust/device_vector.h>

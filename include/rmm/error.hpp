@@ -4,6 +4,8 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
 #include <new>
 #include <stdexcept>
 #include <string>

@@ -18,6 +18,8 @@
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/mr/device/per_device_resource.hpp>
 #include <rmm/resource_ref.hpp>
+#include <rmm/detail/export.hpp>
+#include <rmm/detail/thrust_namespace.h>
 
 #include <thrust/version.h>
 

@@ -19,6 +19,7 @@
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/error.hpp>
+#include <rmm/detail/export.hpp>
 
 #include <cstddef>
 

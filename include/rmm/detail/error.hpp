@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <string>
+#include <iostream>
 
 #if defined(RMM_FORCE_OPAQUE_STREAM)
 #elif defined(__HIP_PLATFORM_AMD__) && __has_include(<hip/hip_runtime_api.h>)

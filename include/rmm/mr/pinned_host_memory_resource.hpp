@@ -6,6 +6,14 @@
 
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/rmm.h>
+#include <rmm/aligned.hpp>
+#include <rmm/detail/aligned.hpp>
+#include <rmm/detail/error.hpp>
+#include <rmm/detail/export.hpp>
+#include <rmm/detail/nvtx/ranges.hpp>
+
+#include <cstddef>
+#include <utility>
 
 namespace rmm::mr {
 

@@ -10,9 +10,17 @@
 #include <rmm/mr/device/detail/upstream_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/rmm.h>
+#include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/error.hpp>
+#include <rmm/detail/export.hpp>
+#include <rmm/mr/device/per_device_resource.hpp>
+#include <rmm/resource_ref.hpp>
 
 #include <cstddef>
 #include <type_traits>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
 
 namespace rmm::mr {
 

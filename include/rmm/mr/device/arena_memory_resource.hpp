@@ -10,11 +10,20 @@
 #include <rmm/mr/device/detail/upstream_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/rmm.h>
+#include <rmm/aligned.hpp>
+#include <rmm/detail/export.hpp>
+#include <rmm/detail/format.hpp>
+#include <rmm/detail/logging_assert.hpp>
+#include <rmm/logger.hpp>
+#include <rmm/resource_ref.hpp>
 
 #include <cstddef>
 #include <optional>
 #include <type_traits>
 #include <utility>
+#include <map>
+#include <shared_mutex>
+#include <thread>
 
 namespace rmm::mr {
 

@@ -11,11 +11,21 @@
 #include <rmm/mr/device/detail/upstream_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/rmm.h>
+#include <rmm/aligned.hpp>
+#include <rmm/detail/export.hpp>
+#include <rmm/mr/device/fixed_size_memory_resource.hpp>
+#include <rmm/resource_ref.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <algorithm>
+#include <cassert>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
 
 namespace rmm::mr {
 

@@ -6,9 +6,12 @@
 #pragma once
 
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/check.hpp>
 #include <rmm/detail/error.hpp>
+#include <rmm/detail/export.hpp>
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/detail/resource_bridge.hpp>
+#include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/rmm.h>
 
 #include <cstddef>
@@ -22,8 +25,11 @@ namespace rmm::mr {
 /**
  * @brief Allocation callback: `void* (std::size_t bytes, cuda_stream_view stream, void* arg)`.
  *
- * Returns the allocation (at least 256-byte aligned) or throws; returning nullptr for a
- * non-zero size is reported as rmm::bad_alloc.
+ * Returns the allocation (at least 256-byte aligned) or throws. As in RMM, what it returns is
+ * what callback_memory_resource::allocate() returns, nullptr included, and what it throws
+ * propagates unchanged. (Only when the resource is used through the C ABI handle, e.g. as the
+ * upstream of a resource implemented in rmm-rs's core, a nullptr for a non-zero size is
+ * reported as an allocation failure, since the C ABI has no "null on success".)
  */
 using allocate_callback_t = std::function<void*(std::size_t, cuda_stream_view, void*)>;
 
@@ -120,6 +126,10 @@ inline rmm_resource_t make_callback_handle(allocate_callback_t allocate,
  * The callbacks and their arguments are kept by the Rust core with the resource, so a copy
  * of the handle (for example in the per-device registry) stays valid after this object is
  * destroyed, as long as the arguments themselves are.
+ *
+ * allocate()/deallocate() on this object call the callbacks directly, as RMM does: the
+ * allocation callback's result is returned as is (a nullptr is not turned into an exception)
+ * and exceptions thrown by a callback reach the caller unchanged.
  */
 class callback_memory_resource final : public detail::handle_resource {
  public:
@@ -139,9 +149,31 @@ class callback_memory_resource final : public detail::handle_resource {
                       detail::make_callback_handle(std::move(allocate_callback),
                                                    std::move(deallocate_callback),
                                                    allocate_callback_arg,
-                                                   deallocate_callback_arg)}
+                                                   deallocate_callback_arg)},
+      context_{context_of(handle())}
   {
   }
+
+ private:
+  static detail::callback_context* context_of(rmm_resource_t handle)
+  {
+    void* ctx = nullptr;
+    rmm::detail::check(rmm_callback_get_context(handle, &ctx));
+    return static_cast<detail::callback_context*>(ctx);
+  }
+
+  void* do_allocate(std::size_t bytes, cuda_stream_view stream) override
+  {
+    return context_->allocate(bytes, stream, context_->allocate_arg);
+  }
+
+  void do_deallocate(void* ptr, std::size_t bytes, cuda_stream_view stream) override
+  {
+    context_->deallocate(ptr, bytes, stream, context_->deallocate_arg);
+  }
+
+  // Owned by the Rust resource, which lives at least as long as the handle this object holds.
+  detail::callback_context* context_;
 };
 
 }  // namespace rmm::mr

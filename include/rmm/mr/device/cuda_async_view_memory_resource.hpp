@@ -9,6 +9,15 @@
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/detail/mem_pool_type.hpp>
 #include <rmm/rmm.h>
+#include <rmm/cuda_device.hpp>
+#include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/error.hpp>
+#include <rmm/detail/export.hpp>
+#include <rmm/detail/thrust_namespace.h>
+#include <rmm/mr/device/device_memory_resource.hpp>
+
+#include <cstddef>
+#include <limits>
 
 namespace rmm::mr {
 

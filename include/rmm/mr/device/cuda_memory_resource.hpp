@@ -6,6 +6,12 @@
 
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/rmm.h>
+#include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/error.hpp>
+#include <rmm/detail/export.hpp>
+#include <rmm/mr/device/device_memory_resource.hpp>
+
+#include <cstddef>
 
 namespace rmm::mr {
 

@@ -10,9 +10,21 @@
 #include <rmm/mr/device/detail/upstream_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/rmm.h>
+#include <rmm/aligned.hpp>
+#include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/error.hpp>
+#include <rmm/detail/export.hpp>
+#include <rmm/detail/logging_assert.hpp>
+#include <rmm/detail/thrust_namespace.h>
+#include <rmm/resource_ref.hpp>
 
 #include <cstddef>
 #include <type_traits>
+#include <algorithm>
+#include <list>
+#include <map>
+#include <utility>
+#include <vector>
 
 namespace rmm::mr {
 

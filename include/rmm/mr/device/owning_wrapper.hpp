@@ -6,11 +6,14 @@
 
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/detail/export.hpp>
 
 #include <cstddef>
 #include <memory>
 #include <tuple>
 #include <utility>
+#include <functional>
+#include <iostream>
 
 namespace rmm::mr {
 namespace detail {

@@ -24,13 +24,16 @@
 
 #include <rmm/cuda_device.hpp>
 #include <rmm/detail/check.hpp>
+#include <rmm/detail/export.hpp>
 #include <rmm/mr/device/cuda_memory_resource.hpp>
 #include <rmm/mr/device/detail/resource_bridge.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
 
+#include <map>
 #include <memory>
+#include <mutex>
 
 namespace rmm::mr {
 
@@ -68,6 +71,27 @@ inline device_memory_resource* resolve_registry_entry(int device, rmm_resource_t
   return static_cast<device_memory_resource*>(actual);
 }
 
+
+/**
+ * @brief The initial resource of the current device: the `cuda_memory_resource` that
+ * get_current_device_resource() returns before any resource is set (RMM's
+ * `rmm::mr::detail::initial_resource()`).
+ *
+ * The same object is returned for the life of the process (per device), so it compares equal,
+ * by pointer, to what the per-device functions return for the initial resource.
+ *
+ * @return The initial resource (never null; owned by rmm)
+ */
+inline device_memory_resource* initial_resource()
+{
+  int const device = rmm::get_current_cuda_device().value();
+  auto proposal    = std::make_unique<cuda_memory_resource>();
+  void* proposed   = static_cast<device_memory_resource*>(proposal.get());
+  void* actual     = nullptr;
+  rmm::detail::check(rmm_initial_resource_tag(device, proposed, &actual));
+  if (actual == proposed) { return static_cast<device_memory_resource*>(proposal.release()); }
+  return static_cast<device_memory_resource*>(actual);
+}
 }  // namespace detail
 
 /**

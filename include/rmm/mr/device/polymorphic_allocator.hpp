@@ -9,6 +9,7 @@
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/mr/device/per_device_resource.hpp>
 #include <rmm/resource_ref.hpp>
+#include <rmm/detail/export.hpp>
 
 #include <cstddef>
 #include <memory>

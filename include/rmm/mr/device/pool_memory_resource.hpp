@@ -9,10 +9,29 @@
 #include <rmm/mr/device/detail/upstream_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/rmm.h>
+#include <rmm/aligned.hpp>
+#include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/error.hpp>
+#include <rmm/detail/export.hpp>
+#include <rmm/detail/format.hpp>
+#include <rmm/detail/logging_assert.hpp>
+#include <rmm/detail/thrust_namespace.h>
+#include <rmm/logger.hpp>
+#include <rmm/mr/device/per_device_resource.hpp>
+#include <rmm/resource_ref.hpp>
 
 #include <cstddef>
 #include <optional>
 #include <type_traits>
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <set>
+#include <thread>
+#include <unordered_map>
+#include <vector>
 
 namespace rmm::mr {
 

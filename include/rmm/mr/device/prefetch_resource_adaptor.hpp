@@ -9,8 +9,15 @@
 #include <rmm/mr/device/detail/upstream_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/rmm.h>
+#include <rmm/detail/export.hpp>
+#include <rmm/prefetch.hpp>
+#include <rmm/resource_ref.hpp>
 
 #include <type_traits>
+#include <cstddef>
+#include <mutex>
+#include <shared_mutex>
+#include <stack>
 
 namespace rmm::mr {
 

@@ -7,6 +7,12 @@
 #include <rmm/detail/check.hpp>
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/rmm.h>
+#include <rmm/cuda_device.hpp>
+#include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/export.hpp>
+#include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/mr/device/system_memory_resource.hpp>
+#include <rmm/resource_ref.hpp>
 
 #include <cstddef>
 

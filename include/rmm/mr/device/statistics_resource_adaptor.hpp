@@ -9,6 +9,9 @@
 #include <rmm/mr/device/detail/upstream_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/rmm.h>
+#include <rmm/detail/export.hpp>
+#include <rmm/mr/device/per_device_resource.hpp>
+#include <rmm/resource_ref.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -16,6 +19,10 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <cstddef>
+#include <mutex>
+#include <shared_mutex>
+#include <stack>
 
 namespace rmm::mr {
 

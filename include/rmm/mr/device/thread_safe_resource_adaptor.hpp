@@ -9,8 +9,14 @@
 #include <rmm/mr/device/detail/upstream_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/rmm.h>
+#include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/error.hpp>
+#include <rmm/detail/export.hpp>
+#include <rmm/resource_ref.hpp>
 
 #include <type_traits>
+#include <cstddef>
+#include <mutex>
 
 namespace rmm::mr {
 

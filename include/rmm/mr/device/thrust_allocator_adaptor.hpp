@@ -16,6 +16,8 @@
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/mr/device/per_device_resource.hpp>
 #include <rmm/resource_ref.hpp>
+#include <rmm/detail/export.hpp>
+#include <rmm/detail/thrust_namespace.h>
 
 #include <thrust/device_malloc_allocator.h>
 #include <thrust/device_ptr.h>

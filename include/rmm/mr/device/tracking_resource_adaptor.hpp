@@ -10,12 +10,21 @@
 #include <rmm/mr/device/detail/upstream_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/rmm.h>
+#include <rmm/detail/error.hpp>
+#include <rmm/detail/export.hpp>
+#include <rmm/detail/stack_trace.hpp>
+#include <rmm/logger.hpp>
+#include <rmm/mr/device/per_device_resource.hpp>
+#include <rmm/resource_ref.hpp>
 
 #include <cstddef>
 #include <map>
 #include <string>
 #include <type_traits>
 #include <vector>
+#include <mutex>
+#include <shared_mutex>
+#include <sstream>
 
 namespace rmm::mr {
 

@@ -4,7 +4,11 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+#include <rmm/detail/nvtx/ranges.hpp>
+
 #include <cstddef>
+#include <utility>
 
 namespace rmm::mr {
 

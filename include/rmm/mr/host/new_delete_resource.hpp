@@ -6,10 +6,14 @@
 
 #include <rmm/error.hpp>
 #include <rmm/mr/host/host_memory_resource.hpp>
+#include <rmm/aligned.hpp>
+#include <rmm/detail/aligned.hpp>
+#include <rmm/detail/export.hpp>
 
 #include <cstddef>
 #include <new>
 #include <string>
+#include <utility>
 
 namespace rmm::mr {
 

@@ -7,8 +7,14 @@
 #include <rmm/detail/check.hpp>
 #include <rmm/mr/host/host_memory_resource.hpp>
 #include <rmm/rmm.h>
+#include <rmm/aligned.hpp>
+#include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/aligned.hpp>
+#include <rmm/detail/error.hpp>
+#include <rmm/detail/export.hpp>
 
 #include <cstddef>
+#include <utility>
 
 namespace rmm::mr {
 
