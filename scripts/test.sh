@@ -74,6 +74,15 @@ cmake -S tests-cpp -B "$consumers/tests-cpp" -DCMAKE_PREFIX_PATH="$root/install"
 cmake --build "$consumers/tests-cpp" --parallel "$jobs"
 ctest --test-dir "$consumers/tests-cpp" --output-on-failure --parallel "$jobs"
 
+step "C++ wrapper with CUDA 13 headers and CCCL 2.7, 2.8, 3.0, 3.x (headers from PyPI; host runtime)"
+"$root/scripts/setup-cccl.sh"
+for cccl in 2.7 2.8 3.0 3.x; do
+  cmake -S tests-cccl -B "$consumers/cccl-$cccl" -DCMAKE_PREFIX_PATH="$root/install" \
+    -DRMM_CUDA_INCLUDE="$root/.deps/cuda/runtime" -DRMM_CCCL_INCLUDE="$root/.deps/cuda/cccl-$cccl"
+  cmake --build "$consumers/cccl-$cccl" --parallel "$jobs"
+  ctest --test-dir "$consumers/cccl-$cccl" --output-on-failure --parallel "$jobs"
+done
+
 step "pkg-config"
 export PKG_CONFIG_PATH="$root/install/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 pc_flags="$(pkg-config --cflags --libs rmm)"

@@ -140,25 +140,60 @@ inline resource_ref_vtable const* host_mr_vtable() noexcept
 }
 
 /// @cond
+// The member functions a duck-typed resource may offer: RMM 25.02's / CCCL 2.x's names
+// (allocate(bytes, alignment), allocate_async(bytes, alignment, stream)) or CCCL 3.1's
+// (allocate_sync(bytes, alignment), allocate(stream, bytes, alignment)).
 template <typename R, typename = void>
-struct has_sync_members : std::false_type {};
+struct has_classic_sync : std::false_type {};
 template <typename R>
-struct has_sync_members<
+struct has_classic_sync<
   R,
   std::void_t<decltype(static_cast<void*>(std::declval<R&>().allocate(std::size_t{}, std::size_t{}))),
               decltype(std::declval<R&>().deallocate(
                 static_cast<void*>(nullptr), std::size_t{}, std::size_t{}))>> : std::true_type {};
 
 template <typename R, typename = void>
-struct has_async_members : std::false_type {};
+struct has_named_sync : std::false_type {};
 template <typename R>
-struct has_async_members<
+struct has_named_sync<
+  R,
+  std::void_t<decltype(static_cast<void*>(
+                std::declval<R&>().allocate_sync(std::size_t{}, std::size_t{}))),
+              decltype(std::declval<R&>().deallocate_sync(
+                static_cast<void*>(nullptr), std::size_t{}, std::size_t{}))>> : std::true_type {};
+
+template <typename R, typename = void>
+struct has_classic_async : std::false_type {};
+template <typename R>
+struct has_classic_async<
   R,
   std::void_t<decltype(static_cast<void*>(std::declval<R&>().allocate_async(
                 std::size_t{}, std::size_t{}, cuda_stream_view{}))),
               decltype(std::declval<R&>().deallocate_async(
                 static_cast<void*>(nullptr), std::size_t{}, std::size_t{}, cuda_stream_view{}))>>
   : std::true_type {};
+
+template <typename R, typename = void>
+struct has_stream_first_async : std::false_type {};
+#if defined(RMM_HAS_CUDA_MR)
+template <typename R>
+struct has_stream_first_async<
+  R,
+  std::void_t<decltype(static_cast<void*>(std::declval<R&>().allocate(
+                std::declval<::cuda::stream_ref>(), std::size_t{}, std::size_t{}))),
+              decltype(std::declval<R&>().deallocate(std::declval<::cuda::stream_ref>(),
+                                                     static_cast<void*>(nullptr),
+                                                     std::size_t{},
+                                                     std::size_t{}))>> : std::true_type {};
+#endif
+
+template <typename R>
+struct has_sync_members
+  : std::bool_constant<has_classic_sync<R>::value || has_named_sync<R>::value> {};
+
+template <typename R>
+struct has_async_members
+  : std::bool_constant<has_classic_async<R>::value || has_stream_first_async<R>::value> {};
 
 template <typename R, typename = void>
 struct has_equality : std::false_type {};
@@ -175,22 +210,40 @@ inline resource_ref_vtable const* generic_vtable() noexcept
 {
   static constexpr resource_ref_vtable table{
     [](void* obj, std::size_t bytes, std::size_t alignment) -> void* {
-      return static_cast<R*>(obj)->allocate(bytes, alignment);
+      if constexpr (has_classic_sync<R>::value) {
+        return static_cast<R*>(obj)->allocate(bytes, alignment);
+      } else {
+        return static_cast<R*>(obj)->allocate_sync(bytes, alignment);
+      }
     },
     [](void* obj, void* ptr, std::size_t bytes, std::size_t alignment) {
-      static_cast<R*>(obj)->deallocate(ptr, bytes, alignment);
+      if constexpr (has_classic_sync<R>::value) {
+        static_cast<R*>(obj)->deallocate(ptr, bytes, alignment);
+      } else {
+        static_cast<R*>(obj)->deallocate_sync(ptr, bytes, alignment);
+      }
     },
     [](void* obj, std::size_t bytes, std::size_t alignment, cuda_stream_view stream) -> void* {
-      if constexpr (has_async_members<R>::value) {
+      if constexpr (has_classic_async<R>::value) {
         return static_cast<R*>(obj)->allocate_async(bytes, alignment, stream);
+      } else if constexpr (has_stream_first_async<R>::value) {
+#if defined(RMM_HAS_CUDA_MR)
+        return static_cast<R*>(obj)->allocate(::cuda::stream_ref{stream.value()}, bytes, alignment);
+#else
+        return nullptr;
+#endif
       } else {
         (void)obj, (void)bytes, (void)alignment, (void)stream;
         RMM_FAIL("resource has no allocate_async");
       }
     },
     [](void* obj, void* ptr, std::size_t bytes, std::size_t alignment, cuda_stream_view stream) {
-      if constexpr (has_async_members<R>::value) {
+      if constexpr (has_classic_async<R>::value) {
         static_cast<R*>(obj)->deallocate_async(ptr, bytes, alignment, stream);
+      } else if constexpr (has_stream_first_async<R>::value) {
+#if defined(RMM_HAS_CUDA_MR)
+        static_cast<R*>(obj)->deallocate(::cuda::stream_ref{stream.value()}, ptr, bytes, alignment);
+#endif
       } else {
         (void)obj, (void)ptr, (void)bytes, (void)alignment, (void)stream;
       }

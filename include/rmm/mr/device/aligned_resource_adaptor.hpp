@@ -9,12 +9,12 @@
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/detail/upstream_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/detail/export.hpp>
 #include <rmm/mr/device/per_device_resource.hpp>
-#include <rmm/resource_ref.hpp>
 
 #include <cstddef>
 #include <type_traits>
@@ -36,9 +36,6 @@ namespace rmm::mr {
 template <typename Upstream>
 class aligned_resource_adaptor final : private detail::upstream_handle_holder,
                                        public detail::handle_resource {
-  static_assert(std::is_base_of_v<device_memory_resource, Upstream>,
-                "Upstream must derive from rmm::mr::device_memory_resource");
-
  public:
   /// @brief The default threshold: every allocation gets the larger alignment.
   static constexpr std::size_t default_alignment_threshold = 0;
@@ -61,6 +58,24 @@ class aligned_resource_adaptor final : private detail::upstream_handle_holder,
   {
   }
 
+  /**
+   * @brief Creates the adaptor over @p upstream.
+   * @param upstream Reference to the upstream resource (not owned; must outlive the adaptor)
+   * @param alignment Alignment of large allocations (a power of two, at least 256)
+   * @param alignment_threshold Allocations of this many bytes or more get @p alignment
+   * @throws rmm::logic_error when @p upstream is null or @p alignment is not a power of two
+   * of at least 256 (the message names the value)
+   */
+  explicit aligned_resource_adaptor(device_async_resource_ref upstream,
+                                    std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT,
+                                    std::size_t alignment_threshold = default_alignment_threshold)
+    : detail::upstream_handle_holder{upstream},
+      handle_resource{detail::adopt_handle,
+                      create(upstream_handle(), alignment, alignment_threshold)},
+      upstream_{upstream_ptr<Upstream>()}
+  {
+  }
+
   aligned_resource_adaptor()                                           = delete;
   aligned_resource_adaptor(aligned_resource_adaptor const&)            = delete;
   aligned_resource_adaptor(aligned_resource_adaptor&&)                 = delete;
@@ -72,7 +87,10 @@ class aligned_resource_adaptor final : private detail::upstream_handle_holder,
    * @brief The upstream resource given at construction.
    * @return The upstream
    */
-  [[nodiscard]] Upstream* get_upstream_resource() const noexcept { return upstream_; }
+  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
+  {
+    return upstream_ref();
+  }
 
   /**
    * @brief The upstream resource given at construction (hipMM's older name).

@@ -9,13 +9,13 @@
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/detail/upstream_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
 #include <rmm/aligned.hpp>
 #include <rmm/detail/export.hpp>
 #include <rmm/detail/format.hpp>
 #include <rmm/detail/logging_assert.hpp>
 #include <rmm/logger.hpp>
-#include <rmm/resource_ref.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -38,9 +38,6 @@ namespace rmm::mr {
 template <typename Upstream>
 class arena_memory_resource final : private detail::upstream_handle_holder,
                                     public detail::handle_resource {
-  static_assert(std::is_base_of_v<device_memory_resource, Upstream>,
-                "Upstream must derive from rmm::mr::device_memory_resource");
-
  public:
   /**
    * @brief Creates the resource over @p upstream.
@@ -61,6 +58,25 @@ class arena_memory_resource final : private detail::upstream_handle_holder,
   {
   }
 
+  /**
+   * @brief Creates the resource over @p upstream.
+   * @param upstream Reference to the upstream resource (not owned; must outlive this resource)
+   * @param arena_size Size of the global arena (a multiple of 256); half of the device's free
+   * memory by default
+   * @param dump_log_on_failure Whether an allocation failure also logs the arenas' state
+   * @throws rmm::logic_error when @p upstream is null or @p arena_size is invalid
+   * @throws rmm::out_of_memory / rmm::bad_alloc when the global arena cannot be allocated
+   */
+  explicit arena_memory_resource(device_async_resource_ref upstream,
+                                 std::optional<std::size_t> arena_size = std::nullopt,
+                                 bool dump_log_on_failure              = false)
+    : detail::upstream_handle_holder{upstream},
+      handle_resource{detail::adopt_handle,
+                      create(upstream_handle(), arena_size, dump_log_on_failure)},
+      upstream_{upstream_ptr<Upstream>()}
+  {
+  }
+
   arena_memory_resource(arena_memory_resource const&)            = delete;
   arena_memory_resource(arena_memory_resource&&)                 = delete;
   arena_memory_resource& operator=(arena_memory_resource const&) = delete;
@@ -77,7 +93,10 @@ class arena_memory_resource final : private detail::upstream_handle_holder,
    * @brief The upstream resource given at construction.
    * @return The upstream
    */
-  [[nodiscard]] Upstream* get_upstream_resource() const noexcept { return upstream_; }
+  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
+  {
+    return upstream_ref();
+  }
 
   /**
    * @brief Size of the global arena (beyond RMM).

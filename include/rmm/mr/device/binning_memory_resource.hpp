@@ -10,11 +10,11 @@
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/detail/upstream_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
 #include <rmm/aligned.hpp>
 #include <rmm/detail/export.hpp>
 #include <rmm/mr/device/fixed_size_memory_resource.hpp>
-#include <rmm/resource_ref.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -42,9 +42,6 @@ namespace rmm::mr {
 template <typename Upstream>
 class binning_memory_resource final : private detail::upstream_handle_holder,
                                       public detail::handle_resource {
-  static_assert(std::is_base_of_v<device_memory_resource, Upstream>,
-                "Upstream must derive from rmm::mr::device_memory_resource");
-
  public:
   /**
    * @brief Creates the resource over @p upstream with no bins (add them with add_bin()).
@@ -55,6 +52,18 @@ class binning_memory_resource final : private detail::upstream_handle_holder,
     : detail::upstream_handle_holder{upstream},
       handle_resource{detail::adopt_handle, create(upstream_handle(), -1, -1)},
       upstream_{upstream}
+  {
+  }
+
+  /**
+   * @brief Creates the resource over @p upstream with no bins (add them with add_bin()).
+   * @param upstream Reference to the upstream resource (not owned; must outlive this resource)
+   * @throws rmm::logic_error when @p upstream is null
+   */
+  explicit binning_memory_resource(device_async_resource_ref upstream)
+    : detail::upstream_handle_holder{upstream},
+      handle_resource{detail::adopt_handle, create(upstream_handle(), -1, -1)},
+      upstream_{upstream_ptr<Upstream>()}
   {
   }
 
@@ -77,6 +86,25 @@ class binning_memory_resource final : private detail::upstream_handle_holder,
   {
   }
 
+  /**
+   * @brief Creates the resource over @p upstream with fixed-size bins of
+   * 2^min_size_exponent ..= 2^max_size_exponent bytes.
+   * @param upstream Reference to the upstream resource (not owned; must outlive this resource)
+   * @param min_size_exponent Exponent of the smallest bin
+   * @param max_size_exponent Exponent of the largest bin
+   * @throws rmm::logic_error when @p upstream is null or the exponents are invalid
+   */
+  binning_memory_resource(device_async_resource_ref upstream,
+                          std::int8_t min_size_exponent,
+                          std::int8_t max_size_exponent)
+    : detail::upstream_handle_holder{upstream},
+      handle_resource{detail::adopt_handle,
+                      create(upstream_handle(), checked_exponent(min_size_exponent),
+                             checked_exponents(min_size_exponent, max_size_exponent))},
+      upstream_{upstream_ptr<Upstream>()}
+  {
+  }
+
   binning_memory_resource(binning_memory_resource const&)            = delete;
   binning_memory_resource(binning_memory_resource&&)                 = delete;
   binning_memory_resource& operator=(binning_memory_resource const&) = delete;
@@ -93,7 +121,10 @@ class binning_memory_resource final : private detail::upstream_handle_holder,
    * @brief The upstream resource given at construction.
    * @return The upstream
    */
-  [[nodiscard]] Upstream* get_upstream_resource() const noexcept { return upstream_; }
+  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
+  {
+    return upstream_ref();
+  }
 
   /**
    * @brief Adds a bin serving requests of up to @p allocation_size bytes.
@@ -102,9 +133,23 @@ class binning_memory_resource final : private detail::upstream_handle_holder,
    * for a new fixed_size resource of that block size over the upstream
    * @throws rmm::logic_error when the size is invalid
    */
-  void add_bin(std::size_t allocation_size, device_memory_resource* bin_resource = nullptr)
+  void add_bin(std::size_t allocation_size, device_memory_resource* bin_resource)
   {
     rmm_resource_t bin = bin_resource == nullptr ? nullptr : keep_handle(bin_resource);
+    rmm::detail::check(rmm_binning_add_bin(handle(), allocation_size, bin));
+  }
+
+  /**
+   * @brief Adds a bin serving requests of up to @p allocation_size bytes (RMM 25.02's form).
+   * @param allocation_size The largest request of the bin
+   * @param bin_resource Reference to the bin's resource (which must outlive this resource), or
+   * none for a new fixed_size resource of that block size over the upstream
+   * @throws rmm::logic_error when the size is invalid
+   */
+  void add_bin(std::size_t allocation_size,
+               std::optional<device_async_resource_ref> bin_resource = std::nullopt)
+  {
+    rmm_resource_t bin = bin_resource.has_value() ? keep_handle(*bin_resource) : nullptr;
     rmm::detail::check(rmm_binning_add_bin(handle(), allocation_size, bin));
   }
 

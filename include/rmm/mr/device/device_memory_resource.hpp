@@ -6,9 +6,11 @@
 
 #include <rmm/aligned.hpp>
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/cuda_mr.hpp>
 #include <rmm/detail/error.hpp>
 
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 
 namespace rmm::mr {
@@ -168,6 +170,43 @@ class device_memory_resource {
   {
     return !do_is_equal(other);
   }
+
+#if defined(RMM_HAS_CUDA_MR)
+  /**
+   * @brief Device resources hand out device-accessible memory (`cuda::mr` property), so every
+   * resource satisfies `cuda::mr::async_resource_with<R, cuda::mr::device_accessible>`.
+   */
+  friend void get_property(device_memory_resource const&, ::cuda::mr::device_accessible) noexcept {}
+
+  /// @cond
+  // CCCL 3.1's names of the same operations, so that its concepts accept every resource too.
+  void* allocate_sync(std::size_t bytes, std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT)
+  {
+    return allocate(bytes, alignment);
+  }
+  void deallocate_sync(void* ptr,
+                       std::size_t bytes,
+                       std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT)
+  {
+    deallocate(ptr, bytes, alignment);
+  }
+  // Templates matching exactly cuda::stream_ref, so that allocate(bytes, stream) with a raw
+  // stream handle still selects the overload above.
+  template <typename S, std::enable_if_t<std::is_same_v<S, ::cuda::stream_ref>, int> = 0>
+  void* allocate(S stream, std::size_t bytes, std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT)
+  {
+    return allocate_async(bytes, alignment, cuda_stream_view{stream});
+  }
+  template <typename S, std::enable_if_t<std::is_same_v<S, ::cuda::stream_ref>, int> = 0>
+  void deallocate(S stream,
+                  void* ptr,
+                  std::size_t bytes,
+                  std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT)
+  {
+    deallocate_async(ptr, bytes, alignment, cuda_stream_view{stream});
+  }
+  /// @endcond
+#endif
 
   /**
    * @brief (older API) Whether the resource orders work on streams. Default: false.

@@ -12,10 +12,10 @@
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/detail/upstream_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
 #include <rmm/detail/export.hpp>
 #include <rmm/mr/device/per_device_resource.hpp>
-#include <rmm/resource_ref.hpp>
 
 #include <cstddef>
 #include <exception>
@@ -50,9 +50,6 @@ using failure_callback_t = std::function<bool(std::size_t, void*)>;
 template <typename Upstream, typename ExceptionType = rmm::out_of_memory>
 class failure_callback_resource_adaptor final : private detail::upstream_handle_holder,
                                                 public detail::handle_resource {
-  static_assert(std::is_base_of_v<device_memory_resource, Upstream>,
-                "Upstream must derive from rmm::mr::device_memory_resource");
-
  public:
   /// @brief The exception type of hipMM's template parameter.
   using exception_type = ExceptionType;
@@ -80,6 +77,29 @@ class failure_callback_resource_adaptor final : private detail::upstream_handle_
     static_cast<handle_resource&>(*this) = handle_resource{detail::adopt_handle, out};
   }
 
+  /**
+   * @brief Creates the adaptor over @p upstream.
+   * @param upstream Reference to the upstream resource (not owned; must outlive the adaptor)
+   * @param callback Called on out-of-memory; must not be empty
+   * @param callback_arg Passed to @p callback untouched
+   * @throws rmm::logic_error when @p upstream is null or @p callback is empty
+   */
+  failure_callback_resource_adaptor(device_async_resource_ref upstream,
+                                    failure_callback_t callback,
+                                    void* callback_arg)
+    : detail::upstream_handle_holder{upstream},
+      handle_resource{detail::adopt_handle, nullptr},
+      upstream_{upstream_ptr<Upstream>()},
+      callback_{std::move(callback)},
+      callback_arg_{callback_arg}
+  {
+    RMM_EXPECTS(static_cast<bool>(callback_), "failure callback must not be empty");
+    rmm_resource_t out = nullptr;
+    rmm::detail::check(
+      rmm_failure_callback_adaptor_create(upstream_handle(), &trampoline, this, &out));
+    static_cast<handle_resource&>(*this) = handle_resource{detail::adopt_handle, out};
+  }
+
   failure_callback_resource_adaptor()                                                    = delete;
   failure_callback_resource_adaptor(failure_callback_resource_adaptor const&)            = delete;
   failure_callback_resource_adaptor(failure_callback_resource_adaptor&&)                 = delete;
@@ -91,7 +111,10 @@ class failure_callback_resource_adaptor final : private detail::upstream_handle_
    * @brief The upstream resource given at construction.
    * @return The upstream
    */
-  [[nodiscard]] Upstream* get_upstream_resource() const noexcept { return upstream_; }
+  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
+  {
+    return upstream_ref();
+  }
 
   /**
    * @brief The upstream resource given at construction (hipMM's older name).

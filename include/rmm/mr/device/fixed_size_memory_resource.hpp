@@ -9,6 +9,7 @@
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/detail/upstream_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
 #include <rmm/aligned.hpp>
 #include <rmm/cuda_stream_view.hpp>
@@ -16,7 +17,6 @@
 #include <rmm/detail/export.hpp>
 #include <rmm/detail/logging_assert.hpp>
 #include <rmm/detail/thrust_namespace.h>
-#include <rmm/resource_ref.hpp>
 
 #include <cstddef>
 #include <type_traits>
@@ -40,9 +40,6 @@ namespace rmm::mr {
 template <typename Upstream>
 class fixed_size_memory_resource final : private detail::upstream_handle_holder,
                                          public detail::handle_resource {
-  static_assert(std::is_base_of_v<device_memory_resource, Upstream>,
-                "Upstream must derive from rmm::mr::device_memory_resource");
-
  public:
   /// @brief Default block size: 1 MiB.
   static constexpr std::size_t default_block_size = std::size_t{1} << 20;
@@ -67,6 +64,24 @@ class fixed_size_memory_resource final : private detail::upstream_handle_holder,
   {
   }
 
+  /**
+   * @brief Creates the resource over @p upstream.
+   * @param upstream Reference to the upstream resource (not owned; must outlive this resource)
+   * @param block_size Size of every block (rounded up to 256)
+   * @param blocks_to_preallocate Blocks taken from the upstream at a time
+   * @throws rmm::logic_error when @p upstream is null or a size is invalid
+   * @throws rmm::out_of_memory / rmm::bad_alloc when the preallocation fails
+   */
+  explicit fixed_size_memory_resource(device_async_resource_ref upstream,
+                                      std::size_t block_size            = default_block_size,
+                                      std::size_t blocks_to_preallocate = default_blocks_to_preallocate)
+    : detail::upstream_handle_holder{upstream},
+      handle_resource{detail::adopt_handle,
+                      create(upstream_handle(), block_size, blocks_to_preallocate)},
+      upstream_{upstream_ptr<Upstream>()}
+  {
+  }
+
   fixed_size_memory_resource(fixed_size_memory_resource const&)            = delete;
   fixed_size_memory_resource(fixed_size_memory_resource&&)                 = delete;
   fixed_size_memory_resource& operator=(fixed_size_memory_resource const&) = delete;
@@ -83,7 +98,10 @@ class fixed_size_memory_resource final : private detail::upstream_handle_holder,
    * @brief The upstream resource given at construction.
    * @return The upstream
    */
-  [[nodiscard]] Upstream* get_upstream_resource() const noexcept { return upstream_; }
+  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
+  {
+    return upstream_ref();
+  }
 
   /**
    * @brief The size of every block (the largest allocation served).

@@ -9,11 +9,11 @@
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/detail/upstream_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
 #include <rmm/detail/error.hpp>
 #include <rmm/detail/export.hpp>
 #include <rmm/mr/device/per_device_resource.hpp>
-#include <rmm/resource_ref.hpp>
 
 #include <cstddef>
 #include <type_traits>
@@ -33,9 +33,6 @@ namespace rmm::mr {
 template <typename Upstream>
 class limiting_resource_adaptor final : private detail::upstream_handle_holder,
                                         public detail::handle_resource {
-  static_assert(std::is_base_of_v<device_memory_resource, Upstream>,
-                "Upstream must derive from rmm::mr::device_memory_resource");
-
  public:
   /**
    * @brief Creates the adaptor over @p upstream.
@@ -53,6 +50,22 @@ class limiting_resource_adaptor final : private detail::upstream_handle_holder,
   {
   }
 
+  /**
+   * @brief Creates the adaptor over @p upstream.
+   * @param upstream Reference to the upstream resource (not owned; must outlive the adaptor)
+   * @param allocation_limit Bytes that may be outstanding at once
+   * @param alignment Requests are counted rounded up to this (a power of two)
+   * @throws rmm::logic_error when @p upstream is null or @p alignment is not a power of two
+   */
+  limiting_resource_adaptor(device_async_resource_ref upstream,
+                            std::size_t allocation_limit,
+                            std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT)
+    : detail::upstream_handle_holder{upstream},
+      handle_resource{detail::adopt_handle, create(upstream_handle(), allocation_limit, alignment)},
+      upstream_{upstream_ptr<Upstream>()}
+  {
+  }
+
   limiting_resource_adaptor()                                            = delete;
   limiting_resource_adaptor(limiting_resource_adaptor const&)            = delete;
   limiting_resource_adaptor(limiting_resource_adaptor&&)                 = delete;
@@ -64,7 +77,10 @@ class limiting_resource_adaptor final : private detail::upstream_handle_holder,
    * @brief The upstream resource given at construction.
    * @return The upstream
    */
-  [[nodiscard]] Upstream* get_upstream_resource() const noexcept { return upstream_; }
+  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
+  {
+    return upstream_ref();
+  }
 
   /**
    * @brief The upstream resource given at construction (hipMM's older name).

@@ -8,6 +8,7 @@
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/detail/upstream_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
 #include <rmm/aligned.hpp>
 #include <rmm/cuda_stream_view.hpp>
@@ -18,7 +19,6 @@
 #include <rmm/detail/thrust_namespace.h>
 #include <rmm/logger.hpp>
 #include <rmm/mr/device/per_device_resource.hpp>
-#include <rmm/resource_ref.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -48,9 +48,6 @@ namespace rmm::mr {
 template <typename Upstream>
 class pool_memory_resource final : private detail::upstream_handle_holder,
                                    public detail::handle_resource {
-  static_assert(std::is_base_of_v<device_memory_resource, Upstream>,
-                "Upstream must derive from rmm::mr::device_memory_resource");
-
  public:
   /**
    * @brief Creates a pool over @p upstream.
@@ -70,6 +67,24 @@ class pool_memory_resource final : private detail::upstream_handle_holder,
   {
   }
 
+  /**
+   * @brief Creates a pool over @p upstream.
+   * @param upstream Reference to the upstream resource (not owned; must outlive the pool)
+   * @param initial_pool_size Bytes taken from the upstream now (a multiple of 256)
+   * @param maximum_pool_size Bound of the pool's growth (a multiple of 256), none by default
+   * @throws rmm::logic_error when @p upstream is null or a size is not a multiple of 256
+   * @throws rmm::out_of_memory / rmm::bad_alloc when the initial allocation fails
+   */
+  pool_memory_resource(device_async_resource_ref upstream,
+                       std::size_t initial_pool_size,
+                       std::optional<std::size_t> maximum_pool_size = std::nullopt)
+    : detail::upstream_handle_holder{upstream},
+      handle_resource{detail::adopt_handle,
+                      create(upstream_handle(), initial_pool_size, maximum_pool_size)},
+      upstream_{upstream_ptr<Upstream>()}
+  {
+  }
+
   pool_memory_resource(pool_memory_resource const&)            = delete;
   pool_memory_resource(pool_memory_resource&&)                 = delete;
   pool_memory_resource& operator=(pool_memory_resource const&) = delete;
@@ -86,7 +101,10 @@ class pool_memory_resource final : private detail::upstream_handle_holder,
    * @brief The upstream resource given at construction.
    * @return The upstream
    */
-  [[nodiscard]] Upstream* get_upstream_resource() const noexcept { return upstream_; }
+  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
+  {
+    return upstream_ref();
+  }
 
   /**
    * @brief Bytes the pool currently holds from its upstream.

@@ -8,10 +8,10 @@
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/detail/upstream_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
 #include <rmm/detail/export.hpp>
 #include <rmm/prefetch.hpp>
-#include <rmm/resource_ref.hpp>
 
 #include <type_traits>
 #include <cstddef>
@@ -34,9 +34,6 @@ namespace rmm::mr {
 template <typename Upstream>
 class prefetch_resource_adaptor final : private detail::upstream_handle_holder,
                      public detail::handle_resource {
-  static_assert(std::is_base_of_v<device_memory_resource, Upstream>,
-                "Upstream must derive from rmm::mr::device_memory_resource");
-
  public:
   /**
    * @brief Creates the adaptor over @p upstream.
@@ -47,6 +44,18 @@ class prefetch_resource_adaptor final : private detail::upstream_handle_holder,
     : detail::upstream_handle_holder{upstream},
       handle_resource{detail::adopt_handle, create(upstream_handle())},
       upstream_{upstream}
+  {
+  }
+
+  /**
+   * @brief Creates the adaptor over @p upstream.
+   * @param upstream Reference to the upstream resource (not owned; must outlive the adaptor)
+   * @throws rmm::logic_error when @p upstream is null
+   */
+  explicit prefetch_resource_adaptor(device_async_resource_ref upstream)
+    : detail::upstream_handle_holder{upstream},
+      handle_resource{detail::adopt_handle, create(upstream_handle())},
+      upstream_{upstream_ptr<Upstream>()}
   {
   }
 
@@ -61,7 +70,10 @@ class prefetch_resource_adaptor final : private detail::upstream_handle_holder,
    * @brief The upstream resource given at construction.
    * @return The upstream
    */
-  [[nodiscard]] Upstream* get_upstream_resource() const noexcept { return upstream_; }
+  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
+  {
+    return upstream_ref();
+  }
 
   /**
    * @brief The upstream resource given at construction (hipMM's older name).

@@ -8,10 +8,10 @@
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/detail/upstream_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
 #include <rmm/detail/export.hpp>
 #include <rmm/mr/device/per_device_resource.hpp>
-#include <rmm/resource_ref.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -39,9 +39,6 @@ namespace rmm::mr {
 template <typename Upstream>
 class statistics_resource_adaptor final : private detail::upstream_handle_holder,
                                           public detail::handle_resource {
-  static_assert(std::is_base_of_v<device_memory_resource, Upstream>,
-                "Upstream must derive from rmm::mr::device_memory_resource");
-
  public:
   /// @brief One statistic: current value, peak and running total.
   struct counter {
@@ -97,6 +94,18 @@ class statistics_resource_adaptor final : private detail::upstream_handle_holder
   {
   }
 
+  /**
+   * @brief Creates the adaptor over @p upstream, with zeroed counters.
+   * @param upstream Reference to the upstream resource (not owned; must outlive the adaptor)
+   * @throws rmm::logic_error when @p upstream is null
+   */
+  explicit statistics_resource_adaptor(device_async_resource_ref upstream)
+    : detail::upstream_handle_holder{upstream},
+      handle_resource{detail::adopt_handle, create(upstream_handle())},
+      upstream_{upstream_ptr<Upstream>()}
+  {
+  }
+
   statistics_resource_adaptor()                                              = delete;
   statistics_resource_adaptor(statistics_resource_adaptor const&)            = delete;
   statistics_resource_adaptor(statistics_resource_adaptor&&)                 = delete;
@@ -108,7 +117,10 @@ class statistics_resource_adaptor final : private detail::upstream_handle_holder
    * @brief The upstream resource given at construction.
    * @return The upstream
    */
-  [[nodiscard]] Upstream* get_upstream_resource() const noexcept { return upstream_; }
+  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
+  {
+    return upstream_ref();
+  }
 
   /**
    * @brief The upstream resource given at construction (hipMM's older name).

@@ -9,13 +9,13 @@
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/detail/upstream_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
 #include <rmm/detail/error.hpp>
 #include <rmm/detail/export.hpp>
 #include <rmm/detail/stack_trace.hpp>
 #include <rmm/logger.hpp>
 #include <rmm/mr/device/per_device_resource.hpp>
-#include <rmm/resource_ref.hpp>
 
 #include <cstddef>
 #include <map>
@@ -40,9 +40,6 @@ namespace rmm::mr {
 template <typename Upstream>
 class tracking_resource_adaptor final : private detail::upstream_handle_holder,
                                         public detail::handle_resource {
-  static_assert(std::is_base_of_v<device_memory_resource, Upstream>,
-                "Upstream must derive from rmm::mr::device_memory_resource");
-
  public:
   /**
    * @brief What is known about one outstanding allocation.
@@ -68,6 +65,19 @@ class tracking_resource_adaptor final : private detail::upstream_handle_holder,
   {
   }
 
+  /**
+   * @brief Creates the adaptor over @p upstream.
+   * @param upstream Reference to the upstream resource (not owned; must outlive the adaptor)
+   * @param capture_stacks Record the stack trace of each allocation (slow)
+   * @throws rmm::logic_error when @p upstream is null
+   */
+  explicit tracking_resource_adaptor(device_async_resource_ref upstream, bool capture_stacks = false)
+    : detail::upstream_handle_holder{upstream},
+      handle_resource{detail::adopt_handle, create(upstream_handle(), capture_stacks)},
+      upstream_{upstream_ptr<Upstream>()}
+  {
+  }
+
   tracking_resource_adaptor()                                            = delete;
   tracking_resource_adaptor(tracking_resource_adaptor const&)            = delete;
   tracking_resource_adaptor(tracking_resource_adaptor&&)                 = delete;
@@ -79,7 +89,10 @@ class tracking_resource_adaptor final : private detail::upstream_handle_holder,
    * @brief The upstream resource given at construction.
    * @return The upstream
    */
-  [[nodiscard]] Upstream* get_upstream_resource() const noexcept { return upstream_; }
+  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
+  {
+    return upstream_ref();
+  }
 
   /**
    * @brief The upstream resource given at construction (hipMM's older name).

@@ -4,6 +4,7 @@
  */
 #pragma once
 
+#include <rmm/detail/cuda_mr.hpp>
 #include <rmm/detail/export.hpp>
 #include <rmm/detail/nvtx/ranges.hpp>
 
@@ -79,6 +80,28 @@ class host_memory_resource {
   {
     return !do_is_equal(other);
   }
+
+#if defined(RMM_HAS_CUDA_MR)
+  /**
+   * @brief Host resources hand out host-accessible memory (`cuda::mr` property), so every
+   * host resource satisfies `cuda::mr::resource_with<R, cuda::mr::host_accessible>`.
+   */
+  friend void get_property(host_memory_resource const&, ::cuda::mr::host_accessible) noexcept {}
+
+  /// @cond
+  // CCCL 3.1's names of the synchronous operations.
+  void* allocate_sync(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t))
+  {
+    return allocate(bytes, alignment);
+  }
+  void deallocate_sync(void* ptr,
+                       std::size_t bytes,
+                       std::size_t alignment = alignof(std::max_align_t))
+  {
+    deallocate(ptr, bytes, alignment);
+  }
+  /// @endcond
+#endif
 
  private:
   virtual void* do_allocate(std::size_t bytes,

@@ -4,11 +4,12 @@
  */
 #pragma once
 
-#include <rmm/detail/check.hpp>
-#include <rmm/mr/host/host_memory_resource.hpp>
-#include <rmm/rmm.h>
 #include <rmm/aligned.hpp>
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/check.hpp>
+#include <rmm/detail/cuda_mr.hpp>
+#include <rmm/mr/host/host_memory_resource.hpp>
+#include <rmm/rmm.h>
 #include <rmm/detail/aligned.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/detail/export.hpp>
@@ -26,6 +27,59 @@ namespace rmm::mr {
  * Implemented by the Rust core (`rmm_pinned_host_allocate` / `rmm_pinned_host_deallocate`).
  */
 class pinned_memory_resource final : public host_memory_resource {
+ public:
+  pinned_memory_resource()                                             = default;
+  ~pinned_memory_resource() override                                   = default;
+  pinned_memory_resource(pinned_memory_resource const&)                = default;  ///< Copyable
+  pinned_memory_resource(pinned_memory_resource&&) noexcept            = default;  ///< Movable
+  pinned_memory_resource& operator=(pinned_memory_resource const&)     = default;  ///< Copyable
+  pinned_memory_resource& operator=(pinned_memory_resource&&) noexcept = default;  ///< Movable
+
+  /**
+   * @brief Allocates pinned memory; the stream is ignored (pinned allocation is synchronous).
+   * @param bytes The size
+   * @param alignment A power of two
+   * @param stream Ignored
+   * @return The memory
+   */
+  [[nodiscard]] void* allocate_async(std::size_t bytes,
+                                     std::size_t alignment,
+                                     [[maybe_unused]] cuda_stream_view stream)
+  {
+    return allocate(bytes, alignment);
+  }
+
+  /**
+   * @brief Allocates pinned memory (default host alignment); the stream is ignored.
+   * @param bytes The size
+   * @param stream Ignored
+   * @return The memory
+   */
+  [[nodiscard]] void* allocate_async(std::size_t bytes, [[maybe_unused]] cuda_stream_view stream)
+  {
+    return allocate(bytes);
+  }
+
+  /**
+   * @brief Frees memory from allocate_async(); the stream is ignored.
+   * @param ptr The memory
+   * @param bytes Its size
+   * @param alignment Its alignment
+   * @param stream Ignored
+   */
+  void deallocate_async(void* ptr,
+                        std::size_t bytes,
+                        std::size_t alignment,
+                        [[maybe_unused]] cuda_stream_view stream)
+  {
+    deallocate(ptr, bytes, alignment);
+  }
+
+#if defined(RMM_HAS_CUDA_MR)
+  /// @brief Pinned memory is also device accessible (`cuda::mr` property).
+  friend void get_property(pinned_memory_resource const&, ::cuda::mr::device_accessible) noexcept {}
+#endif
+
  private:
   void* do_allocate(std::size_t bytes, std::size_t alignment) override
   {

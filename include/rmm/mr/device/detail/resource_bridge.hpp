@@ -17,10 +17,12 @@
 #include <rmm/error.hpp>
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
 
 #include <cstddef>
 #include <exception>
+#include <memory>
 #include <new>
 #include <type_traits>
 
@@ -134,6 +136,51 @@ inline rmm_resource_t to_handle(device_memory_resource* mr)
     return rust_backed->handle();
   }
   return make_bridge_handle(mr);
+}
+
+/**
+ * @brief Callbacks of a bridge to a resource known only through a reference (a user type with
+ * the `cuda::mr` interface, say): the context is a heap copy of the reference.
+ */
+struct ref_bridge {
+  static vtable_status_t allocate(void* ctx, std::size_t bytes, rmm_stream_t stream, void** out) noexcept
+  {
+    return static_cast<vtable_status_t>(translate_exceptions([&] {
+      *out = static_cast<rmm::device_async_resource_ref*>(ctx)->allocate_async(
+        bytes, cuda_stream_view{rmm::detail::from_c_stream(stream)});
+    }));
+  }
+
+  static vtable_status_t deallocate(void* ctx, void* ptr, std::size_t bytes, rmm_stream_t stream) noexcept
+  {
+    return static_cast<vtable_status_t>(translate_exceptions([&] {
+      static_cast<rmm::device_async_resource_ref*>(ctx)->deallocate_async(
+        ptr, bytes, cuda_stream_view{rmm::detail::from_c_stream(stream)});
+    }));
+  }
+
+  static void destroy(void* ctx) noexcept { delete static_cast<rmm::device_async_resource_ref*>(ctx); }
+};
+
+/**
+ * @brief A handle (one reference owned by the caller) through which the Rust core reaches the
+ * resource @p ref refers to: the resource's own handle when it is Rust-backed, a bridge to
+ * its `device_memory_resource` when it is one, else a bridge calling the reference.
+ * @param ref Reference to the resource (which must outlive the handle's users)
+ * @return The handle
+ */
+inline rmm_resource_t to_handle(rmm::device_async_resource_ref ref)
+{
+  if (auto* mr = ref.as_device_memory_resource(); mr != nullptr) { return to_handle(mr); }
+  auto copy = std::make_unique<rmm::device_async_resource_ref>(ref);
+  rmm_callback_vtable vtable{};
+  vtable.allocate   = &ref_bridge::allocate;
+  vtable.deallocate = &ref_bridge::deallocate;
+  vtable.destroy    = &ref_bridge::destroy;
+  rmm_resource_t handle = nullptr;
+  rmm::detail::check(rmm_callback_create_with_vtable(&vtable, copy.get(), &handle));
+  (void)copy.release();  // owned by the handle now; freed by ref_bridge::destroy
+  return handle;
 }
 
 }  // namespace rmm::mr::detail

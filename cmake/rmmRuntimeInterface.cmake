@@ -1,0 +1,28 @@
+# What RMM's rmm::rmm target gives its users besides rmm's own headers, and so ours too:
+#  - LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE, so that `cuda::mr` (CCCL up to 3.0,
+#    libhipcxx) is usable after including rmm headers;
+#  - the GPU runtime and CCCL when they are installed: CUDA::cudart (plus CUDA 13's
+#    include/cccl directory, where CCCL moved) or hip::host. RMM programs call
+#    cudaMalloc, use cudaStream_t and include <cuda/memory_resource> without naming them.
+# librmm.so itself loads the runtime at run time and needs none of this.
+# Set RMM_NO_GPU_RUNTIME_INTERFACE to skip the runtime search (host-only consumers).
+function(rmm_add_runtime_interface target)
+  target_compile_definitions(${target} INTERFACE LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE)
+  if(RMM_NO_GPU_RUNTIME_INTERFACE)
+    return()
+  endif()
+  find_package(CUDAToolkit QUIET)
+  if(CUDAToolkit_FOUND AND TARGET CUDA::cudart)
+    target_link_libraries(${target} INTERFACE CUDA::cudart)
+    foreach(dir IN LISTS CUDAToolkit_INCLUDE_DIRS)
+      if(EXISTS "${dir}/cccl/cuda/memory_resource")
+        target_include_directories(${target} SYSTEM INTERFACE "${dir}/cccl")
+      endif()
+    endforeach()
+    return()
+  endif()
+  find_package(hip QUIET CONFIG)
+  if(hip_FOUND AND TARGET hip::host)
+    target_link_libraries(${target} INTERFACE hip::host)
+  endif()
+endfunction()
