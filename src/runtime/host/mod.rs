@@ -287,10 +287,15 @@ impl HostRuntime {
     /// Queues `task` on `s`, first queuing the waits legacy default-stream semantics need:
     /// the legacy stream waits for blocking streams' earlier work and vice versa.
     fn submit(&self, call: &'static str, s: &HostStream, task: Task) -> RtResult<()> {
+        self.submit_seq(call, s, task).map(drop)
+    }
+
+    /// As [`Self::submit`], returning the sequence number of `task` on `s`.
+    fn submit_seq(&self, call: &'static str, s: &HostStream, task: Task) -> RtResult<u64> {
         let closed = |_| rt_err(call, RuntimeErrorKind::InvalidHandle);
         let device = &self.inner.devices[s.device as usize];
         match s.kind {
-            StreamKind::NonBlocking => s.push(task).map(drop).map_err(closed),
+            StreamKind::NonBlocking => s.push(task).map_err(closed),
             StreamKind::Legacy => {
                 let _order = device.order.lock();
                 for other in device.streams.lock().iter() {
@@ -303,7 +308,7 @@ impl HostRuntime {
                             .map_err(closed)?;
                     }
                 }
-                s.push(task).map(drop).map_err(closed)
+                s.push(task).map_err(closed)
             }
             StreamKind::Blocking => {
                 let _order = device.order.lock();
@@ -314,7 +319,7 @@ impl HostRuntime {
                             .map_err(closed)?;
                     }
                 }
-                s.push(task).map(drop).map_err(closed)
+                s.push(task).map_err(closed)
             }
         }
     }
@@ -340,7 +345,9 @@ impl HostRuntime {
     fn device_streams(&self, device: DeviceId) -> Vec<Arc<HostStream>> {
         let d = &self.inner.devices[device as usize];
         let mut all: Vec<_> = d.default_stream.lock().iter().cloned().collect();
-        all.extend(d.streams.lock().iter().cloned());
+        let mut streams = d.streams.lock();
+        streams.retain(|s| !s.is_retired());
+        all.extend(streams.iter().cloned());
         all
     }
 }
@@ -605,11 +612,13 @@ impl Runtime for HostRuntime {
             .write()
             .remove(&stream.0)
             .ok_or_else(|| rt_err("hostStreamDestroy", RuntimeErrorKind::InvalidHandle))?;
+        // It stays in its device's list until its queued work is done, which still takes
+        // part in device synchronization, frees and the legacy stream's implicit waits.
+        s.close();
         self.inner.devices[s.device as usize]
             .streams
             .lock()
-            .retain(|o| !Arc::ptr_eq(o, &s));
-        s.close();
+            .retain(|o| !o.is_retired());
         Ok(())
     }
 
@@ -696,7 +705,37 @@ impl Runtime for HostRuntime {
         if dst.is_null() || src.is_null() {
             return Err(rt_err(CALL, RuntimeErrorKind::InvalidValue));
         }
+        self.check_range(CALL, src, bytes)?;
+        self.check_range(CALL, dst as *const c_void, bytes)?;
+        let (dst_side, src_side) = (self.side(dst as usize), self.side(src as usize));
         let (dst, src) = (dst as usize, src as usize);
+        if dst_side == Side::Pageable || (src_side == Side::Pageable && dst_side == Side::Pinned) {
+            // CUDA: a copy into pageable memory (device-to-host or host-to-host) and a copy
+            // between host buffers return only once the copy is done (after the stream's
+            // earlier work): synchronous with respect to the host.
+            let copy = move || {
+                // SAFETY: the caller guarantees both ranges are valid for `bytes`; this call
+                // does not return before the copy has run, so they cannot go away meanwhile.
+                unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, bytes) }
+            };
+            let seq = self.submit_seq(CALL, &s, Box::new(copy))?;
+            s.wait_for(seq);
+            return Ok(());
+        }
+        if src_side == Side::Pageable {
+            // CUDA stages a pageable source before `cudaMemcpyAsync` returns (only pinned
+            // and device sources are read in stream order): the caller may reuse or free it
+            // at once. Take the bytes now, write them in stream order.
+            // SAFETY: the caller guarantees `src` is valid for reads of `bytes` now.
+            let staged: Box<[u8]> =
+                unsafe { std::slice::from_raw_parts(src as *const u8, bytes) }.into();
+            let copy = move || {
+                // SAFETY: the caller of `memcpy_async` guarantees `dst` stays valid for
+                // `bytes` until this copy runs in stream order; `staged` is ours.
+                unsafe { std::ptr::copy_nonoverlapping(staged.as_ptr(), dst as *mut u8, bytes) }
+            };
+            return self.submit(CALL, &s, Box::new(copy));
+        }
         let copy = move || {
             // SAFETY: the caller of `memcpy_async` guarantees both ranges stay valid for
             // `bytes` until this copy runs in stream order; `copy` allows overlap.
@@ -717,9 +756,7 @@ impl Runtime for HostRuntime {
         if bytes == 0 {
             return Ok(());
         }
-        if dst.is_null() {
-            return Err(rt_err(CALL, RuntimeErrorKind::InvalidValue));
-        }
+        self.check_range(CALL, dst, bytes)?;
         let dst = dst as usize;
         let fill = move || {
             // SAFETY: the caller of `memset_async` guarantees the range stays valid for
@@ -799,7 +836,26 @@ impl Runtime for HostRuntime {
     }
 }
 
+/// Where a copy's end lies, as CUDA's copy rules see it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Side {
+    /// Device, managed or mempool memory of this runtime: read and written in stream order.
+    Device,
+    /// Host memory from `malloc_host`: read and written in stream order (DMA).
+    Pinned,
+    /// Any other host memory (stack, heap, mappings the runtime does not know).
+    Pageable,
+}
+
 impl HostRuntime {
+    fn side(&self, ptr: usize) -> Side {
+        match self.inner.memory.find(ptr).map(|(_, a)| a.kind) {
+            None => Side::Pageable,
+            Some(AllocKind::Pinned) => Side::Pinned,
+            Some(_) => Side::Device,
+        }
+    }
+
     /// Accepts any host range (system memory is accessible), but a range that starts in a
     /// known allocation must end inside it.
     fn check_range(&self, call: &'static str, ptr: *const c_void, bytes: usize) -> RtResult<()> {
@@ -808,7 +864,7 @@ impl HostRuntime {
             return if bytes == 0 { Ok(()) } else { Err(invalid()) };
         }
         match self.inner.memory.find(ptr as usize) {
-            Some((start, a)) if ptr as usize - start + bytes > a.size => Err(invalid()),
+            Some((start, a)) if bytes > a.size - (ptr as usize - start) => Err(invalid()),
             _ => Ok(()),
         }
     }
@@ -1098,6 +1154,123 @@ mod tests {
         r.free(a).unwrap();
         r.free(b).unwrap();
         r.stream_destroy(s).unwrap();
+    }
+
+    #[test]
+    fn pageable_source_is_read_before_memcpy_async_returns() {
+        let r = rt(1, GIB);
+        let s = r.stream_create(StreamFlags::default()).unwrap();
+        let dst = r.malloc(256).unwrap();
+        let tx = gate(&r, s);
+        let mut x = 0x1111_1111u32;
+        // SAFETY: `dst` is live; `x` is a live local (pageable: read before the call returns).
+        unsafe {
+            r.memcpy_async(dst, &x as *const u32 as *const c_void, 4, s)
+                .unwrap()
+        };
+        x = 0x2222_2222;
+        std::hint::black_box(&mut x);
+        drop(tx);
+        r.stream_synchronize(s).unwrap();
+        // SAFETY: `dst` holds 4 initialized bytes after the synchronize.
+        assert_eq!(unsafe { *(dst as *const u32) }, 0x1111_1111);
+        r.free(dst).unwrap();
+        r.stream_destroy(s).unwrap();
+    }
+
+    #[test]
+    fn pinned_source_is_read_in_stream_order() {
+        let r = rt(1, GIB);
+        let s = r.stream_create(StreamFlags::default()).unwrap();
+        let dst = r.malloc(256).unwrap();
+        let pinned = r.malloc_host(4).unwrap() as *mut u32;
+        // SAFETY: `pinned` is a live 4-byte pinned allocation; `dst` is live.
+        unsafe {
+            *pinned = 1;
+            let tx = gate(&r, s);
+            r.memcpy_async(dst, pinned as *const c_void, 4, s).unwrap();
+            *pinned = 2;
+            drop(tx);
+            r.stream_synchronize(s).unwrap();
+            assert_eq!(*(dst as *const u32), 2);
+        }
+        r.free_host(pinned as *mut c_void).unwrap();
+        r.free(dst).unwrap();
+        r.stream_destroy(s).unwrap();
+    }
+
+    #[test]
+    fn copies_into_pageable_memory_are_synchronous() {
+        let r = rt(1, GIB);
+        let s = r.stream_create(StreamFlags::default()).unwrap();
+        let src = r.malloc(1 << 20).unwrap();
+        let (tx, rx) = mpsc::channel::<()>();
+        let mut out = vec![0u8; 1 << 20];
+        // SAFETY: `src` is live for 1 MiB.
+        unsafe { r.memset_async(src, 0x5a, 1 << 20, s).unwrap() };
+        // Let the gate go from another thread a little later: the copy must wait for it.
+        let opener = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            let _ = tx.send(());
+        });
+        r.launch_host_func(
+            s,
+            Box::new(move || {
+                let _ = rx.recv();
+            }),
+        )
+        .unwrap();
+        // SAFETY: both ranges are valid for 1 MiB; the call returns after the copy.
+        unsafe {
+            r.memcpy_async(out.as_mut_ptr() as *mut c_void, src, 1 << 20, s)
+                .unwrap()
+        };
+        assert!(
+            r.stream_query(s).unwrap(),
+            "returned before the stream drained"
+        );
+        assert!(out.iter().all(|&b| b == 0x5a));
+        opener.join().unwrap();
+        // Host to host (pageable both ends) is synchronous too.
+        let from = vec![7u8; 64];
+        let mut to = vec![0u8; 64];
+        // SAFETY: both are live 64-byte host buffers.
+        unsafe {
+            r.memcpy_async(
+                to.as_mut_ptr() as *mut c_void,
+                from.as_ptr() as *const c_void,
+                64,
+                s,
+            )
+            .unwrap()
+        };
+        assert_eq!(to, from);
+        r.free(src).unwrap();
+        r.stream_destroy(s).unwrap();
+    }
+
+    #[test]
+    fn copies_past_an_allocation_are_invalid() {
+        let r = rt(1, GIB);
+        let a = r.malloc(1024).unwrap();
+        let b = r.malloc(4096).unwrap();
+        // SAFETY: the calls are refused before any byte is touched.
+        unsafe {
+            assert_eq!(
+                kind(r.memcpy_async(b, a, 2048, Stream::DEFAULT)),
+                RuntimeErrorKind::InvalidValue
+            );
+            assert_eq!(
+                kind(r.memset_async(a, 0, 1025, Stream::DEFAULT)),
+                RuntimeErrorKind::InvalidValue
+            );
+            assert_eq!(
+                kind(r.memset_async(a, 0, usize::MAX, Stream::DEFAULT)),
+                RuntimeErrorKind::InvalidValue
+            );
+        }
+        r.free(a).unwrap();
+        r.free(b).unwrap();
     }
 
     #[test]

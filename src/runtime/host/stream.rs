@@ -1,6 +1,6 @@
 //! Emulated streams (one worker thread each, running tasks in order) and events.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
@@ -148,6 +148,12 @@ impl HostStream {
         st.completed >= st.submitted
     }
 
+    /// Destroyed (refuses new work) and done with what it had queued: nothing can wait on it.
+    pub fn is_retired(&self) -> bool {
+        let st = self.state.lock();
+        st.closed && st.completed >= st.submitted
+    }
+
     /// Refuses new work; the worker drains the queue and exits.
     pub fn close(&self) {
         self.state.lock().closed = true;
@@ -157,7 +163,11 @@ impl HostStream {
 
 struct EventState {
     recorded: u64,
-    completed: u64,
+    /// Records queued but not yet reached by their stream. Records on different streams
+    /// complete in any order: each generation is tracked on its own, so a later record that
+    /// completes first never marks an earlier one complete (as `cudaStreamWaitEvent` waits
+    /// for the record made before it was called, not for a later one).
+    pending: BTreeSet<u64>,
 }
 
 /// An event: generations of records, the last of which is what queries see.
@@ -171,7 +181,7 @@ impl HostEvent {
         HostEvent {
             state: Mutex::new(EventState {
                 recorded: 0,
-                completed: 0,
+                pending: BTreeSet::new(),
             }),
             cv: Condvar::new(),
         }
@@ -181,13 +191,15 @@ impl HostEvent {
     pub fn begin_record(&self) -> u64 {
         let mut st = self.state.lock();
         st.recorded += 1;
-        st.recorded
+        let g = st.recorded;
+        st.pending.insert(g);
+        g
     }
 
-    /// Marks generation `g` (and every earlier one) complete.
+    /// Marks generation `g` complete.
     pub fn complete(&self, g: u64) {
         let mut st = self.state.lock();
-        st.completed = st.completed.max(g);
+        st.pending.remove(&g);
         self.cv.notify_all();
     }
 
@@ -198,12 +210,12 @@ impl HostEvent {
 
     pub fn is_complete(&self) -> bool {
         let st = self.state.lock();
-        st.completed >= st.recorded
+        !st.pending.contains(&st.recorded)
     }
 
     pub fn wait_for(&self, g: u64) {
         let mut st = self.state.lock();
-        while st.completed < g {
+        while st.pending.contains(&g) {
             self.cv.wait(&mut st);
         }
     }
