@@ -1,7 +1,10 @@
 //! Streams, events and stream-ordered copies, so C programs can work without GPU headers
 //! (on the host runtime in particular). On a GPU, callers may pass their own streams.
 
+use std::collections::BTreeSet;
 use std::ffi::c_void;
+
+use parking_lot::Mutex;
 
 use super::status::{guard, non_null};
 use super::{
@@ -16,6 +19,23 @@ fn call<T>(f: impl FnOnce(&dyn Runtime) -> RtResult<T>) -> Result<T> {
     f(rt).map_err(|e| Error::runtime(rt.get_device().unwrap_or(-1), e))
 }
 
+/// Stream and event handles destroyed through this ABI, so that using one afterwards is a
+/// clear `RMM_STATUS_INVALID_ARGUMENT` on every runtime (CUDA and HIP leave it undefined:
+/// their handles are pointers to freed objects). A handle leaves its set when a create
+/// returns it again (the runtime reused the address).
+static DESTROYED_STREAMS: Mutex<BTreeSet<usize>> = Mutex::new(BTreeSet::new());
+static DESTROYED_EVENTS: Mutex<BTreeSet<usize>> = Mutex::new(BTreeSet::new());
+
+/// The stream behind `stream`, refused when it was destroyed by `rmm_stream_destroy`.
+fn live_stream(stream: rmm_stream_t) -> Result<crate::runtime::Stream> {
+    if DESTROYED_STREAMS.lock().contains(&(stream as usize)) {
+        return Err(Error::invalid(format!(
+            "stream {stream:p} was destroyed by rmm_stream_destroy"
+        )));
+    }
+    Ok(stream_of(stream))
+}
+
 /// Creates a stream on the current device; `flags` may be `RMM_STREAM_NON_BLOCKING`.
 #[no_mangle]
 pub unsafe extern "C" fn rmm_stream_create(flags: u32, stream: *mut rmm_stream_t) -> rmm_status_t {
@@ -28,6 +48,7 @@ pub unsafe extern "C" fn rmm_stream_create(flags: u32, stream: *mut rmm_stream_t
         }
         let non_blocking = flags & RMM_STREAM_NON_BLOCKING != 0;
         let s = call(|rt| rt.stream_create(StreamFlags { non_blocking }))?;
+        DESTROYED_STREAMS.lock().remove(&s.0);
         // SAFETY: checked non-null above.
         unsafe { write_out(stream, s.0 as rmm_stream_t) };
         Ok(())
@@ -41,7 +62,10 @@ pub extern "C" fn rmm_stream_destroy(stream: rmm_stream_t) -> rmm_status_t {
         if stream.is_null() {
             return Err(Error::invalid("cannot destroy the default stream (NULL)"));
         }
-        call(|rt| rt.stream_destroy(stream_of(stream)))
+        let s = live_stream(stream)?;
+        call(|rt| rt.stream_destroy(s))?;
+        DESTROYED_STREAMS.lock().insert(s.0);
+        Ok(())
     })
 }
 
@@ -49,7 +73,8 @@ pub extern "C" fn rmm_stream_destroy(stream: rmm_stream_t) -> rmm_status_t {
 #[no_mangle]
 pub extern "C" fn rmm_stream_synchronize(stream: rmm_stream_t) -> rmm_status_t {
     guard("rmm_stream_synchronize", || {
-        call(|rt| rt.stream_synchronize(stream_of(stream)))
+        let s = live_stream(stream)?;
+        call(|rt| rt.stream_synchronize(s))
     })
 }
 
@@ -61,7 +86,8 @@ pub unsafe extern "C" fn rmm_stream_query(
 ) -> rmm_status_t {
     guard("rmm_stream_query", || {
         non_null(complete, "complete")?;
-        let done = call(|rt| rt.stream_query(stream_of(stream)))?;
+        let s = live_stream(stream)?;
+        let done = call(|rt| rt.stream_query(s))?;
         // SAFETY: checked non-null above.
         unsafe { write_out(complete, done) };
         Ok(())
@@ -74,6 +100,7 @@ pub unsafe extern "C" fn rmm_event_create(event: *mut rmm_event_t) -> rmm_status
     guard("rmm_event_create", || {
         non_null(event, "event")?;
         let e = call(|rt| rt.event_create())?;
+        DESTROYED_EVENTS.lock().remove(&e.0);
         // SAFETY: checked non-null above.
         unsafe { write_out(event, e.0 as rmm_event_t) };
         Ok(())
@@ -84,6 +111,11 @@ fn event_of(event: rmm_event_t) -> Result<Event> {
     if event.is_null() {
         return Err(Error::invalid("`event` is NULL"));
     }
+    if DESTROYED_EVENTS.lock().contains(&(event as usize)) {
+        return Err(Error::invalid(format!(
+            "event {event:p} was destroyed by rmm_event_destroy"
+        )));
+    }
     Ok(Event(event as usize))
 }
 
@@ -92,7 +124,9 @@ fn event_of(event: rmm_event_t) -> Result<Event> {
 pub extern "C" fn rmm_event_destroy(event: rmm_event_t) -> rmm_status_t {
     guard("rmm_event_destroy", || {
         let e = event_of(event)?;
-        call(|rt| rt.event_destroy(e))
+        call(|rt| rt.event_destroy(e))?;
+        DESTROYED_EVENTS.lock().insert(e.0);
+        Ok(())
     })
 }
 
@@ -101,7 +135,8 @@ pub extern "C" fn rmm_event_destroy(event: rmm_event_t) -> rmm_status_t {
 pub extern "C" fn rmm_event_record(event: rmm_event_t, stream: rmm_stream_t) -> rmm_status_t {
     guard("rmm_event_record", || {
         let e = event_of(event)?;
-        call(|rt| rt.event_record(e, stream_of(stream)))
+        let s = live_stream(stream)?;
+        call(|rt| rt.event_record(e, s))
     })
 }
 
@@ -132,7 +167,8 @@ pub unsafe extern "C" fn rmm_event_query(event: rmm_event_t, complete: *mut bool
 pub extern "C" fn rmm_stream_wait_event(stream: rmm_stream_t, event: rmm_event_t) -> rmm_status_t {
     guard("rmm_stream_wait_event", || {
         let e = event_of(event)?;
-        call(|rt| rt.stream_wait_event(stream_of(stream), e))
+        let s = live_stream(stream)?;
+        call(|rt| rt.stream_wait_event(s, e))
     })
 }
 
@@ -150,9 +186,10 @@ pub unsafe extern "C" fn rmm_memcpy_async(
         }
         non_null(dst, "dst")?;
         non_null(src, "src")?;
+        let s = live_stream(stream)?;
         // SAFETY: the caller guarantees both ranges stay valid until the copy completes on
         // `stream` (documented contract, as for cudaMemcpyAsync).
-        call(|rt| unsafe { rt.memcpy_async(dst, src, bytes, stream_of(stream)) })
+        call(|rt| unsafe { rt.memcpy_async(dst, src, bytes, s) })
     })
 }
 
@@ -169,7 +206,8 @@ pub unsafe extern "C" fn rmm_memset_async(
             return Ok(());
         }
         non_null(dst, "dst")?;
+        let s = live_stream(stream)?;
         // SAFETY: the caller guarantees the range stays valid until the fill completes.
-        call(|rt| unsafe { rt.memset_async(dst, value as u8, bytes, stream_of(stream)) })
+        call(|rt| unsafe { rt.memset_async(dst, value as u8, bytes, s) })
     })
 }
