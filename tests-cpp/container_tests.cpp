@@ -127,6 +127,37 @@ TEST_F(containers, BufferCopyFromNullThrows)
   EXPECT_THROW(rmm::device_buffer(nullptr, 16, stream_), rmm::logic_error);
 }
 
+// A constructor that throws runs no destructor: whatever it allocated first must be given
+// back before the exception leaves (compute-sanitizer --leak-check full found 16 bytes).
+TEST_F(containers, ThrowingConstructorsGiveBackTheirMemory)
+{
+  rmm_test::sync_free_resource upstream;
+  rmm_test::counting_resource counting{&upstream};
+  EXPECT_THROW(rmm::device_buffer(nullptr, 16, stream_, &counting), rmm::logic_error);
+  EXPECT_EQ(counting.outstanding_bytes.load(), 0U);
+
+  // The copy itself fails: the stream was destroyed (RMM_STATUS_INVALID_ARGUMENT on every runtime).
+  rmm_stream_t dead{};
+  ASSERT_EQ(rmm_stream_create(0, &dead), RMM_STATUS_SUCCESS);
+  ASSERT_EQ(rmm_stream_destroy(dead), RMM_STATUS_SUCCESS);
+  auto const host = pattern(64);
+  rmm::cuda_stream_view const dead_view{rmm::detail::from_c_stream(dead)};
+  EXPECT_THROW(rmm::device_buffer(host.data(), host.size(), dead_view, &counting),
+               rmm::logic_error);
+  EXPECT_EQ(counting.outstanding_bytes.load(), 0U);
+  EXPECT_EQ(counting.allocations.load(), counting.deallocations.load());
+
+  rmm::device_buffer const src(host.data(), host.size(), stream_, &counting);
+  EXPECT_THROW(rmm::device_buffer(src, dead_view, &counting), rmm::logic_error);
+  EXPECT_THROW(rmm::device_uvector<int>(rmm::device_uvector<int>(4, stream_, &counting),
+                                        dead_view,
+                                        &counting),
+               rmm::logic_error);
+  EXPECT_THROW(rmm::device_scalar<int>(5, dead_view, &counting), rmm::logic_error);
+  stream_.synchronize();
+  EXPECT_EQ(counting.outstanding_bytes.load(), src.capacity());
+}
+
 TEST_F(containers, BufferNullResourceThrows)
 {
   EXPECT_THROW(rmm::device_buffer(16, stream_, nullptr), rmm::logic_error);

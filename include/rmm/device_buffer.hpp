@@ -78,8 +78,17 @@ class device_buffer {
                 mr::device_memory_resource* mr = mr::get_current_device_resource())
     : stream_{stream}, mr_{checked_mr(mr)}
   {
+    if (source_data == nullptr && size > 0) {
+      throw rmm::logic_error{"device_buffer: copy from a null pointer"};
+    }
     allocate_async(size);
-    copy_async(source_data, size);
+    // A constructor that throws runs no destructor: give the memory back first.
+    try {
+      copy_async(source_data, size);
+    } catch (...) {
+      deallocate_async();
+      throw;
+    }
   }
 
   /**
