@@ -43,6 +43,88 @@ class pinned_host_memory_resource final : public detail::handle_resource {
     : handle_resource{detail::adopt_handle, handle}
   {
   }
+
+  /**
+   * @brief Allocates @p bytes of pinned host memory aligned to @p alignment (RMM's static
+   * member: usable without an object). Zero bytes give nullptr.
+   * @param bytes Bytes to allocate
+   * @param alignment A power of two (default: alignof(std::max_align_t))
+   * @return The memory, host and device accessible
+   * @throws rmm::out_of_memory / rmm::bad_alloc when the allocation fails
+   */
+  static void* allocate(std::size_t bytes,
+                        std::size_t alignment = rmm::RMM_DEFAULT_HOST_ALIGNMENT)
+  {
+    void* ptr = nullptr;
+    rmm::detail::check(rmm_pinned_host_allocate(bytes, alignment, &ptr));
+    return ptr;
+  }
+
+  /**
+   * @brief Frees memory from allocate() (same @p bytes and @p alignment); nullptr is a no-op.
+   * @param ptr The memory
+   * @param bytes Its size
+   * @param alignment Its alignment
+   */
+  static void deallocate(void* ptr,
+                         std::size_t bytes,
+                         std::size_t alignment = rmm::RMM_DEFAULT_HOST_ALIGNMENT) noexcept
+  {
+    (void)rmm_pinned_host_deallocate(ptr, bytes, alignment);
+  }
+
+  /**
+   * @brief As allocate(); the stream is ignored (pinned allocation is synchronous, as in RMM).
+   * @param bytes Bytes to allocate
+   * @param stream Ignored
+   * @return The memory
+   */
+  static void* allocate_async(std::size_t bytes, [[maybe_unused]] cuda_stream_view stream)
+  {
+    return allocate(bytes);
+  }
+
+  /**
+   * @brief As allocate(); the stream is ignored.
+   * @param bytes Bytes to allocate
+   * @param alignment A power of two
+   * @param stream Ignored
+   * @return The memory
+   */
+  static void* allocate_async(std::size_t bytes,
+                              std::size_t alignment,
+                              [[maybe_unused]] cuda_stream_view stream)
+  {
+    return allocate(bytes, alignment);
+  }
+
+  /**
+   * @brief As deallocate(); the stream is ignored.
+   * @param ptr The memory
+   * @param bytes Its size
+   * @param stream Ignored
+   */
+  static void deallocate_async(void* ptr,
+                               std::size_t bytes,
+                               [[maybe_unused]] cuda_stream_view stream) noexcept
+  {
+    deallocate(ptr, bytes);
+  }
+
+  /**
+   * @brief As deallocate(); the stream is ignored.
+   * @param ptr The memory
+   * @param bytes Its size
+   * @param alignment Its alignment
+   * @param stream Ignored
+   */
+  static void deallocate_async(void* ptr,
+                               std::size_t bytes,
+                               std::size_t alignment,
+                               [[maybe_unused]] cuda_stream_view stream) noexcept
+  {
+    deallocate(ptr, bytes, alignment);
+  }
 };
 
 }  // namespace rmm::mr
