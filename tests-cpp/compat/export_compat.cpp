@@ -38,3 +38,17 @@ TEST(ExportCompat, ThrustQualifier)
   std::string const q = RMM_COMPAT_STR(THRUST_NS_QUALIFIER);
   EXPECT_NE(q.find("thrust"), std::string::npos);
 }
+
+#include <rmm/detail/error.hpp>
+
+TEST(ExportCompat, ErrorMacroHelpers)
+{
+  EXPECT_STREQ(RMM_STRINGIFY(abc), "abc");
+  EXPECT_STREQ(STRINGIFY_DETAIL(x + y), "x + y");
+  EXPECT_EQ(GET_RMM_FAIL_MACRO(1, 2, 3, unused), 3);
+  EXPECT_EQ(GET_RMM_EXPECTS_MACRO(1, 2, 3, 4, unused), 4);
+  EXPECT_THROW(RMM_EXPECTS(false, "msg"), rmm::logic_error);
+  EXPECT_THROW(RMM_EXPECTS(false, "msg", rmm::out_of_memory), rmm::out_of_memory);
+  EXPECT_THROW(RMM_FAIL("msg"), rmm::logic_error);
+  EXPECT_THROW(RMM_FAIL("msg", rmm::bad_alloc), rmm::bad_alloc);
+}

@@ -38,6 +38,13 @@
 #define RMM_STRINGIFY(x)        RMM_STRINGIFY_DETAIL(x)
 #define RMM_LOCATION_PREFIX     "RMM failure at: " __FILE__ ":" RMM_STRINGIFY(__LINE__) ": "
 #define RMM_PICK_MACRO(_1, _2, _3, NAME, ...) NAME
+// RMM's own names of the stringify helper and the argument-count pickers.
+#ifndef STRINGIFY_DETAIL
+#define STRINGIFY_DETAIL(x) #x
+#endif
+#define GET_RMM_EXPECTS_MACRO(_1, _2, _3, NAME, ...) NAME
+#define GET_RMM_FAIL_MACRO(_1, _2, NAME, ...)        NAME
+#define GET_RMM_CUDA_TRY_MACRO(_1, _2, NAME, ...)    NAME
 #define RMM_EXPECTS_3(cond, reason, exception_type)                                \
   do {                                                                             \
     if (!(cond)) { throw exception_type{std::string{RMM_LOCATION_PREFIX} + (reason)}; } \
