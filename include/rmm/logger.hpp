@@ -546,7 +546,8 @@ inline level_enum string_to_level(std::string_view name)
 /**
  * @brief The state of a logger (kept behind a pointer so that loggers can move).
  */
-struct logger_impl {
+class logger_impl {
+ public:
   explicit logger_impl(std::string logger_name) : name{std::move(logger_name)} {}
 
   std::string name;                                    ///< Name (`%n`)
@@ -1067,10 +1068,6 @@ struct log_level_setter {
     default_logger().set_level(level);
   }
   ~log_level_setter() { default_logger().set_level(prev_level_); }
-  log_level_setter(log_level_setter const&)            = delete;  ///< Not copyable
-  log_level_setter& operator=(log_level_setter const&) = delete;  ///< Not copy assignable
-  log_level_setter(log_level_setter&&)                 = delete;  ///< Not movable
-  log_level_setter& operator=(log_level_setter&&)      = delete;  ///< Not move assignable
 
  private:
   level_enum prev_level_;
