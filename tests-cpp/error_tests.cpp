@@ -151,12 +151,16 @@ TEST(Errors, StatusFromCHandleOfThrowingUserResource)
   EXPECT_EQ(rmm_resource_release(handle), RMM_STATUS_SUCCESS);
 }
 
-TEST(Errors, CallbackReturningNullIsBadAlloc)
+TEST(Errors, CallbackReturningNull)
 {
   rmm::mr::callback_memory_resource mr{
     [](std::size_t, rmm::cuda_stream_view, void*) -> void* { return nullptr; },
     [](void*, std::size_t, rmm::cuda_stream_view, void*) {}};
-  EXPECT_THROW((void)mr.allocate(128), rmm::bad_alloc);
+  // As in RMM, the C++ resource returns what the callback returns.
+  EXPECT_EQ(mr.allocate(128), nullptr);
+  // Through the C ABI handle a null for a non-zero size is a failed allocation.
+  void* p = nullptr;
+  EXPECT_NE(rmm_allocate(mr.handle(), 128, &p), RMM_STATUS_SUCCESS);
 }
 
 TEST(Errors, ReleasedHandleIsRejected)

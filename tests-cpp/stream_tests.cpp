@@ -39,7 +39,8 @@ TEST(cuda_stream, CreateViewAndSynchronize)
   EXPECT_EQ(view.value(), stream.value());
   EXPECT_FALSE(view.is_default());
   EXPECT_FALSE(view.is_per_thread_default());
-  rmm::detail::stream_type const raw = stream;
+  // Explicit, as in RMM 25.02 (an implicit conversion makes stream comparisons ambiguous).
+  auto const raw = static_cast<rmm::detail::stream_type>(stream);
   EXPECT_EQ(raw, stream.value());
   EXPECT_NO_THROW(stream.synchronize());
   stream.synchronize_no_throw();
