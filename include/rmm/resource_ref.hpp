@@ -281,6 +281,9 @@ inline constexpr bool is_referable_v =
   (std::is_base_of_v<rmm::mr::device_memory_resource, R> ||
    (std::is_base_of_v<rmm::mr::host_memory_resource, R> && Access == ref_access::host &&
     !Async) ||
+   // Host resources with stream-ordered members (pinned_memory_resource) serve every kind,
+   // as in RMM, where they are device accessible too.
+   (std::is_base_of_v<rmm::mr::host_memory_resource, R> && has_async_members<R>::value) ||
    (!std::is_base_of_v<rmm::mr::device_memory_resource, R> &&
     !std::is_base_of_v<rmm::mr::host_memory_resource, R> && has_sync_members<R>::value &&
     (!Async || has_async_members<R>::value)));
@@ -549,7 +552,8 @@ class basic_resource_ref {
     if constexpr (std::is_base_of_v<rmm::mr::device_memory_resource, R>) {
       return {static_cast<void*>(static_cast<rmm::mr::device_memory_resource*>(res)),
               device_mr_vtable()};
-    } else if constexpr (std::is_base_of_v<rmm::mr::host_memory_resource, R>) {
+    } else if constexpr (std::is_base_of_v<rmm::mr::host_memory_resource, R> &&
+                         !has_async_members<R>::value) {
       return {static_cast<void*>(static_cast<rmm::mr::host_memory_resource*>(res)),
               host_mr_vtable()};
     } else {

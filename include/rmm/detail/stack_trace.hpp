@@ -14,6 +14,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #if defined(__GNUC__) && !defined(__MINGW32__) && !defined(__MINGW64__) && \
   defined(__has_include)
@@ -58,6 +59,13 @@ class stack_trace {
   }
 
   /**
+   * @brief A stack captured elsewhere, already rendered as text (the Rust core's tracking
+   * adaptor captures its own), printed as is.
+   * @param text The rendered stack, one frame a line
+   */
+  explicit stack_trace(std::string text) : text_{std::move(text)} {}
+
+  /**
    * @brief Writes the captured stack to @p os, one frame a line.
    * @param os Output stream
    * @param trace The stack to print
@@ -65,6 +73,7 @@ class stack_trace {
    */
   friend std::ostream& operator<<(std::ostream& os, stack_trace const& trace)
   {
+    if (!trace.text_.empty()) { return os << trace.text_; }
 #if defined(RMM_ENABLE_STACK_TRACES)
     std::unique_ptr<char*, void (*)(void*)> symbols{
       ::backtrace_symbols(trace.frames_.data(), static_cast<int>(trace.frames_.size())),
@@ -97,6 +106,7 @@ class stack_trace {
 
   std::vector<void*> frames_;
 #endif
+  std::string text_;
 };
 
 }  // namespace detail

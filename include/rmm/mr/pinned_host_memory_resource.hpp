@@ -6,6 +6,8 @@
 
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/rmm.h>
+
+#include <type_traits>
 #include <rmm/aligned.hpp>
 #include <rmm/detail/aligned.hpp>
 #include <rmm/detail/error.hpp>
@@ -43,6 +45,39 @@ class pinned_host_memory_resource final : public detail::handle_resource {
     : handle_resource{detail::adopt_handle, handle}
   {
   }
+
+  // The static functions below hide the base class's overloads of the same names; these keep
+  // allocate(bytes, stream) and CCCL 3.1's stream-first forms reachable on this type. (A
+  // using-declaration would make allocate(bytes) ambiguous.)
+  /// @brief Allocates @p bytes ordered on @p stream. @param bytes Size @param stream Stream
+  /// @return The memory
+  void* allocate(std::size_t bytes, cuda_stream_view stream)
+  {
+    return device_memory_resource::allocate(bytes, stream);
+  }
+  /// @brief Frees memory from allocate(bytes, stream). @param ptr Memory @param bytes Size
+  /// @param stream Stream
+  void deallocate(void* ptr, std::size_t bytes, cuda_stream_view stream)
+  {
+    device_memory_resource::deallocate(ptr, bytes, stream);
+  }
+#if defined(RMM_HAS_CUDA_MR)
+  /// @cond
+  template <typename S, std::enable_if_t<std::is_same_v<S, ::cuda::stream_ref>, int> = 0>
+  void* allocate(S stream, std::size_t bytes, std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT)
+  {
+    return device_memory_resource::allocate(stream, bytes, alignment);
+  }
+  template <typename S, std::enable_if_t<std::is_same_v<S, ::cuda::stream_ref>, int> = 0>
+  void deallocate(S stream,
+                  void* ptr,
+                  std::size_t bytes,
+                  std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT)
+  {
+    device_memory_resource::deallocate(stream, ptr, bytes, alignment);
+  }
+  /// @endcond
+#endif
 
   /**
    * @brief Allocates @p bytes of pinned host memory aligned to @p alignment (RMM's static
@@ -125,6 +160,14 @@ class pinned_host_memory_resource final : public detail::handle_resource {
   {
     deallocate(ptr, bytes, alignment);
   }
+
+#if defined(RMM_HAS_CUDA_MR)
+  /// @brief Pinned host memory is host accessible too (`cuda::mr` property; device access
+  /// comes from device_memory_resource).
+  friend void get_property(pinned_host_memory_resource const&, ::cuda::mr::host_accessible) noexcept
+  {
+  }
+#endif
 };
 
 }  // namespace rmm::mr

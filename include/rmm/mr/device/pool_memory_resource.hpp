@@ -45,9 +45,63 @@ namespace rmm::mr {
  *
  * @tparam Upstream Type of the upstream resource (a device_memory_resource)
  */
+namespace detail {
+/**
+ * @brief The `cuda::mr` accessibility of a pool follows its upstream's (RMM 25.02): a pool over
+ * a resource without `device_accessible` does not claim it (a deleted, more specific
+ * `get_property` hides the one every device_memory_resource has), and a pool over a host-
+ * accessible resource (pinned memory) is host accessible too.
+ */
+template <typename Pool, typename Upstream, typename = void>
+struct pool_properties {};
+
+#if defined(RMM_HAS_CUDA_MR)
+template <typename Upstream>
+inline constexpr bool upstream_device_accessible =
+  std::is_base_of_v<device_memory_resource, Upstream> ||
+  cuda::has_property<Upstream, cuda::mr::device_accessible>;
+template <typename Upstream>
+inline constexpr bool upstream_host_accessible =
+  cuda::has_property<Upstream, cuda::mr::host_accessible>;
+
+/// @cond
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wnon-template-friend"
+#endif
+template <typename Pool, typename Upstream>
+struct pool_properties<Pool,
+                       Upstream,
+                       std::enable_if_t<!upstream_device_accessible<Upstream> &&
+                                        !upstream_host_accessible<Upstream>>> {
+  friend void get_property(Pool const&, cuda::mr::device_accessible) = delete;
+};
+template <typename Pool, typename Upstream>
+struct pool_properties<Pool,
+                       Upstream,
+                       std::enable_if_t<!upstream_device_accessible<Upstream> &&
+                                        upstream_host_accessible<Upstream>>> {
+  friend void get_property(Pool const&, cuda::mr::device_accessible) = delete;
+  friend void get_property(Pool const&, cuda::mr::host_accessible) noexcept {}
+};
+template <typename Pool, typename Upstream>
+struct pool_properties<Pool,
+                       Upstream,
+                       std::enable_if_t<upstream_device_accessible<Upstream> &&
+                                        upstream_host_accessible<Upstream>>> {
+  friend void get_property(Pool const&, cuda::mr::host_accessible) noexcept {}
+};
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+/// @endcond
+#endif
+}  // namespace detail
+
 template <typename Upstream>
 class pool_memory_resource final : private detail::upstream_handle_holder,
-                                   public detail::handle_resource {
+                                   public detail::handle_resource,
+                                   public detail::pool_properties<pool_memory_resource<Upstream>, Upstream> {
  public:
   /**
    * @brief Creates a pool over @p upstream.

@@ -19,6 +19,9 @@
 
 #include <cstddef>
 #include <map>
+#include <utility>
+#include <tuple>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -48,8 +51,30 @@ class tracking_resource_adaptor final : private detail::upstream_handle_holder,
    * when stacks are not captured.
    */
   struct allocation_info {
-    std::size_t allocation_size{};  ///< Bytes requested
-    std::string strace;             ///< The allocating stack ("" unless captured)
+    std::unique_ptr<rmm::detail::stack_trace> strace;  ///< Allocating stack (null unless captured)
+    std::size_t allocation_size;                       ///< Bytes requested
+
+    allocation_info() = delete;
+    /**
+     * @brief Records an allocation of @p size bytes, capturing the current stack if asked.
+     * @param size Bytes requested
+     * @param capture_stack Whether to capture the stack
+     */
+    allocation_info(std::size_t size, bool capture_stack)
+      : strace{capture_stack ? std::make_unique<rmm::detail::stack_trace>() : nullptr},
+        allocation_size{size}
+    {
+    }
+    /**
+     * @brief Records an allocation whose stack the Rust core captured as text.
+     * @param size Bytes requested
+     * @param stack The rendered stack ("" when none was captured)
+     */
+    allocation_info(std::size_t size, std::string stack)
+      : strace{stack.empty() ? nullptr : std::make_unique<rmm::detail::stack_trace>(std::move(stack))},
+        allocation_size{size}
+    {
+    }
   };
 
   /**
@@ -101,12 +126,13 @@ class tracking_resource_adaptor final : private detail::upstream_handle_holder,
   [[nodiscard]] Upstream* get_upstream() const noexcept { return upstream_; }
 
   /**
-   * @brief A snapshot of the outstanding allocations (hipMM returns a reference to its live
-   * map; this is a copy, consistent at the time of the call).
+   * @brief The outstanding allocations, as a map the adaptor keeps and refreshes at each call
+   * (RMM returns a reference to its live map; this one is consistent as of the call).
    * @return Pointer → allocation info
    */
-  [[nodiscard]] std::map<void*, allocation_info> get_outstanding_allocations() const
+  [[nodiscard]] std::map<void*, allocation_info> const& get_outstanding_allocations() const
   {
+    std::lock_guard<std::mutex> lock{snapshot_mutex_};
     std::size_t count = 0;
     rmm::detail::check(
       rmm_tracking_adaptor_get_outstanding(handle(), nullptr, nullptr, 0, &count));
@@ -127,9 +153,12 @@ class tracking_resource_adaptor final : private detail::upstream_handle_holder,
           stack = buf.data();
         }
       }
-      out.emplace(ptrs[i], allocation_info{sizes[i], std::move(stack)});
+      out.emplace(std::piecewise_construct,
+                  std::forward_as_tuple(ptrs[i]),
+                  std::forward_as_tuple(sizes[i], std::move(stack)));
     }
-    return out;
+    snapshot_ = std::move(out);
+    return snapshot_;
   }
 
   /**
@@ -176,6 +205,9 @@ class tracking_resource_adaptor final : private detail::upstream_handle_holder,
   }
 
   Upstream* upstream_;
+  // What get_outstanding_allocations() returns a reference to, as RMM returns its own map.
+  mutable std::mutex snapshot_mutex_;
+  mutable std::map<void*, allocation_info> snapshot_;
 };
 
 }  // namespace rmm::mr
