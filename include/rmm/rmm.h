@@ -739,6 +739,9 @@ rmm_status_t rmm_stream_create(uint32_t flags, rmm_stream_t *stream);
 
 /**
  * Destroys a stream made by `rmm_stream_create` (its pending work still completes).
+ * Every live pool, fixed-size, binning and arena resource forgets the stream first (an
+ * event recorded on it orders their later reuse of its memory; the host does not wait),
+ * so none of them touches the dead handle later.
  */
 rmm_status_t rmm_stream_destroy(rmm_stream_t stream);
 

@@ -681,9 +681,19 @@ pub(crate) fn stream_created(
     }
 }
 
-/// Forgets a stream the program destroys.
+/// Forgets a stream the program destroys (before the real destroy runs): the deferred
+/// lists stop recording events on it, and our pools (which keep per-stream free lists for
+/// `cudaMallocAsync`/`cudaFreeAsync` streams) order their reuse of its memory after an event
+/// recorded on it now, so none of them touches the dead handle later.
 pub(crate) fn stream_destroyed(stream: usize) {
     deferred::stream_destroyed(stream);
+    // A forked child forwards everything and must not touch its parent's runtime state.
+    if FORKED.load(Relaxed) || rmm::runtime::process_is_exiting() {
+        return;
+    }
+    if let Err(e) = rmm::mr::stream_destroyed(Stream(stream)) {
+        eprintln!("rmm_preload: our resources could not forget stream {stream:#x}: {e}");
+    }
 }
 
 fn ms(ns: u64) -> f64 {

@@ -56,6 +56,9 @@ pub unsafe extern "C" fn rmm_stream_create(flags: u32, stream: *mut rmm_stream_t
 }
 
 /// Destroys a stream made by `rmm_stream_create` (its pending work still completes).
+/// Every live pool, fixed-size, binning and arena resource forgets the stream first (an
+/// event recorded on it orders their later reuse of its memory; the host does not wait),
+/// so none of them touches the dead handle later.
 #[no_mangle]
 pub extern "C" fn rmm_stream_destroy(stream: rmm_stream_t) -> rmm_status_t {
     guard("rmm_stream_destroy", || {
@@ -63,6 +66,12 @@ pub extern "C" fn rmm_stream_destroy(stream: rmm_stream_t) -> rmm_status_t {
             return Err(Error::invalid("cannot destroy the default stream (NULL)"));
         }
         let s = live_stream(stream)?;
+        if let Err(e) = crate::mr::stream_destroyed(s) {
+            // The stream is destroyed anyway; a resource that still remembers it
+            // synchronizes the device when it finds the handle dead (module docs of
+            // `mr::stream_ordered`).
+            log::warn!("rmm_stream_destroy: resources could not forget stream {stream:p}: {e}");
+        }
         call(|rt| rt.stream_destroy(s))?;
         DESTROYED_STREAMS.lock().insert(s.0);
         Ok(())

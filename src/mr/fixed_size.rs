@@ -6,13 +6,16 @@
 //! [`super::stream_ordered`]) or grows by `blocks_to_preallocate` blocks in one upstream
 //! allocation. Live blocks are kept in a hash set whose capacity always covers every
 //! block, so steady-state operations never allocate and foreign or double frees are
-//! detected in O(1).
+//! detected in O(1). The per-stream state sits behind its own `Arc` so that
+//! [`super::stream_lifetime`] can make the resource forget a stream that is being destroyed.
 
 use std::any::Any;
 use std::ffi::c_void;
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use super::stream_lifetime::{self, StreamState};
 use super::stream_ordered::{FastSet, StreamRegistry};
 use super::ALLOCATION_ALIGNMENT as ALIGN;
 use super::{current_device_or_unknown, DeviceMemoryResource, SharedResource};
@@ -53,6 +56,30 @@ impl Inner {
         self.stacks[s as usize].append(&mut moved);
         self.stacks[t as usize] = moved;
     }
+
+    /// Stops referring to `stream`: the default stream is ordered after it, its free
+    /// blocks move to the default stream and its slot is recycled.
+    fn forget(&mut self, stream: Stream) -> Result<()> {
+        let Some(t) = self.streams.find(stream) else {
+            return Ok(());
+        };
+        let d = self.slot(Stream::DEFAULT);
+        if d == t {
+            return Ok(());
+        }
+        if !self.stacks[t as usize].is_empty() {
+            self.streams.order_after(d, t)?;
+            self.move_blocks(t, d);
+        }
+        self.streams.recycle(t);
+        Ok(())
+    }
+}
+
+impl StreamState for Mutex<Inner> {
+    fn forget_stream(&self, stream: Stream) -> Result<()> {
+        self.lock().forget(stream)
+    }
 }
 
 /// Allocates blocks of one fixed size (hipMM's `fixed_size_memory_resource`); requests
@@ -61,7 +88,8 @@ pub struct FixedSizeMemoryResource {
     upstream: SharedResource,
     block_size: usize,
     blocks_to_preallocate: usize,
-    inner: Mutex<Inner>,
+    /// Shared (weakly) with [`stream_lifetime`].
+    inner: Arc<Mutex<Inner>>,
 }
 
 impl FixedSizeMemoryResource {
@@ -99,20 +127,21 @@ impl FixedSizeMemoryResource {
             upstream,
             block_size,
             blocks_to_preallocate,
-            inner: Mutex::new(Inner {
+            inner: Arc::new(Mutex::new(Inner {
                 streams: StreamRegistry::new(rt, device),
                 stacks: Vec::new(),
                 live: FastSet::default(),
                 chunks: Vec::new(),
                 total_blocks: 0,
                 free_blocks: 0,
-            }),
+            })),
         };
         {
             let mut inner = r.inner.lock();
             let s = inner.slot(Stream::DEFAULT);
             r.grow(&mut inner, block_size, Stream::DEFAULT, s)?;
         }
+        stream_lifetime::register(Arc::downgrade(&r.inner) as _);
         Ok(r)
     }
 
@@ -181,19 +210,13 @@ impl FixedSizeMemoryResource {
         }
     }
 
-    /// Call before destroying `stream` if blocks were freed to this resource on it:
-    /// synchronizes it, drops its event and moves its free blocks to the default stream.
+    /// Forgets `stream` (which must still be alive): the default stream is ordered after
+    /// its work (an event recorded on it; the host does not wait) and its free blocks move
+    /// to the default stream. Destroying a stream through the library
+    /// (`rmm_stream_destroy`, [`stream_destroyed`](super::stream_destroyed)) does this for
+    /// every live resource.
     pub fn forget_stream(&self, stream: Stream) -> Result<()> {
-        let mut inner = self.inner.lock();
-        let Some(t) = inner.streams.find(stream) else {
-            return Ok(());
-        };
-        inner.streams.forget(t)?;
-        let d = inner.slot(Stream::DEFAULT);
-        if d != t {
-            inner.move_blocks(t, d);
-        }
-        Ok(())
+        self.inner.lock().forget(stream)
     }
 
     /// Takes `blocks_to_preallocate` blocks from upstream in one allocation onto slot `s`.
@@ -333,7 +356,8 @@ impl Drop for FixedSizeMemoryResource {
         if crate::runtime::process_is_exiting() {
             return;
         }
-        let inner = self.inner.get_mut();
+        // `stream_lifetime` may hold the state for a moment: lock rather than `get_mut`.
+        let mut inner = self.inner.lock();
         if !inner.live.is_empty() {
             log::warn!(
                 "{NAME} dropped with {} live blocks; their memory goes back to upstream",

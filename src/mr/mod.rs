@@ -26,6 +26,7 @@ mod pool;
 mod prefetch;
 mod sam_headroom;
 mod statistics;
+mod stream_lifetime;
 mod stream_ordered;
 mod system;
 #[cfg(test)]
@@ -70,6 +71,7 @@ pub use failure_callback::{FailureCallback, FailureCallbackResourceAdaptor};
 pub use limiting::LimitingResourceAdaptor;
 pub use prefetch::PrefetchResourceAdaptor;
 pub use statistics::{Counter, StatisticsResourceAdaptor};
+pub use stream_lifetime::stream_destroyed;
 pub use thread_safe::ThreadSafeResourceAdaptor;
 pub use tracking::{AllocationInfo, TrackingResourceAdaptor};
 

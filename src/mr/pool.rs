@@ -22,12 +22,16 @@
 //!
 //! Stream ordering follows [`super::stream_ordered`]: same-stream reuse makes no runtime
 //! call; taking memory freed on another stream records an event there and waits on it.
+//! The per-stream state sits behind its own `Arc` so that [`super::stream_lifetime`] can
+//! make the pool forget a stream that is being destroyed (see "Destroyed streams" there).
 
 use std::any::Any;
 use std::ffi::c_void;
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use super::stream_lifetime::{self, StreamState};
 use super::stream_ordered::StreamRegistry;
 use super::{current_device_or_unknown, DeviceMemoryResource, SharedResource};
 use super::{ALLOCATION_ALIGNMENT, ALLOCATION_ALIGNMENT as ALIGN};
@@ -492,6 +496,24 @@ impl Inner {
         }
     }
 
+    /// Stops referring to `stream`: the default stream is ordered after it, its free
+    /// blocks move to the default stream and its slot is recycled.
+    fn forget(&mut self, stream: Stream) -> Result<()> {
+        let Some(t) = self.streams.find(stream) else {
+            return Ok(());
+        };
+        let d = self.slot(Stream::DEFAULT);
+        if d == t {
+            return Ok(());
+        }
+        if self.lists[t as usize].fl_bitmap != 0 {
+            self.streams.order_after(d, t)?;
+            self.merge_stream(t, d);
+        }
+        self.streams.recycle(t);
+        Ok(())
+    }
+
     /// The largest free block on any stream.
     fn largest_free(&self) -> usize {
         let mut best = 0;
@@ -515,7 +537,14 @@ impl Inner {
 pub struct PoolMemoryResource {
     upstream: SharedResource,
     maximum: Option<usize>,
-    inner: Mutex<Inner>,
+    /// Shared (weakly) with [`stream_lifetime`].
+    inner: Arc<Mutex<Inner>>,
+}
+
+impl StreamState for Mutex<Inner> {
+    fn forget_stream(&self, stream: Stream) -> Result<()> {
+        self.lock().forget(stream)
+    }
 }
 
 impl PoolMemoryResource {
@@ -550,7 +579,7 @@ impl PoolMemoryResource {
         let pool = PoolMemoryResource {
             upstream,
             maximum: maximum_pool_size,
-            inner: Mutex::new(Inner {
+            inner: Arc::new(Mutex::new(Inner {
                 blocks: {
                     let mut v = Vec::with_capacity(1024);
                     v.push(Block {
@@ -573,13 +602,14 @@ impl PoolMemoryResource {
                 pool_size: 0,
                 bytes_free: 0,
                 free_count: 0,
-            }),
+            })),
         };
         if initial_pool_size > 0 {
             let mut inner = pool.inner.lock();
             let s = inner.slot(Stream::DEFAULT);
             pool.add_chunk(&mut inner, initial_pool_size, Stream::DEFAULT, s)?;
         }
+        stream_lifetime::register(Arc::downgrade(&pool.inner) as _);
         Ok(pool)
     }
 
@@ -677,20 +707,13 @@ impl PoolMemoryResource {
         }
     }
 
-    /// Call before destroying `stream` if memory was freed to this pool on it: synchronizes
-    /// it, drops its event and moves its free blocks to the default stream, so the pool
-    /// never touches `stream` again (unless it is used again).
+    /// Forgets `stream` (which must still be alive): the default stream is ordered after
+    /// its work (an event recorded on it; the host does not wait), its free blocks move to
+    /// the default stream, and the pool never touches it again (unless it is used again).
+    /// Destroying a stream through the library (`rmm_stream_destroy`,
+    /// [`stream_destroyed`](super::stream_destroyed)) does this for every live pool.
     pub fn forget_stream(&self, stream: Stream) -> Result<()> {
-        let mut inner = self.inner.lock();
-        let Some(t) = inner.streams.find(stream) else {
-            return Ok(());
-        };
-        inner.streams.forget(t)?;
-        let d = inner.slot(Stream::DEFAULT);
-        if d != t {
-            inner.merge_stream(t, d);
-        }
-        Ok(())
+        self.inner.lock().forget(stream)
     }
 
     /// Takes a chunk of `size` from upstream on `stream` and files it as free on slot `s`.
@@ -767,9 +790,13 @@ impl PoolMemoryResource {
         for t in 0..inner.lists.len() as u32 {
             if t != s {
                 if let Some(i) = inner.find(t, rounded) {
-                    inner.streams.order_after(s, t)?;
-                    inner.list_remove(i);
-                    inner.free_insert(i, s);
+                    if inner.streams.order_after(s, t)? {
+                        // The device was synchronized: all of `t`'s memory is safe here.
+                        inner.merge_stream(t, s);
+                    } else {
+                        inner.list_remove(i);
+                        inner.free_insert(i, s);
+                    }
                     if let Some(i) = inner.find(s, rounded) {
                         return Ok(inner.take(i, rounded, s));
                     }
@@ -900,7 +927,8 @@ impl Drop for PoolMemoryResource {
         if crate::runtime::process_is_exiting() {
             return;
         }
-        let inner = self.inner.get_mut();
+        // `stream_lifetime` may hold the state for a moment: lock rather than `get_mut`.
+        let mut inner = self.inner.lock();
         if !inner.live.is_empty() {
             log::warn!(
                 "{NAME} dropped with {} live allocations; their memory goes back to upstream",

@@ -20,18 +20,32 @@
 //!   synchronizes the device instead (slow path only, documented cost).
 //!
 //! # Destroyed streams
-//! A resource records events on a stream T only while T's free list holds blocks. So the
-//! rule (RMM's as well): synchronize a stream before destroying it and free nothing on it
-//! afterwards, **and** before destroying it hand its free blocks back with the resource's
-//! `forget_stream` (which synchronizes it and moves its free blocks to the default stream)
-//! or `release`. Streams that never freed memory to a resource need no care.
+//! A resource records events on a stream T only while T's free list holds blocks, and it
+//! does so lazily (in a later allocation on another stream), so T must not be a dead
+//! handle by then. Every resource with per-stream state registers itself with
+//! [`super::stream_lifetime`]; destroying a stream through the library
+//! (`rmm_stream_destroy`, which `rmm::cuda_stream` and `rmm::cuda_stream_pool` use, or
+//! the interposer's `cudaStreamDestroy`/`hipStreamDestroy`) first makes each of them
+//! *forget* it: T's event is recorded while T is still alive, the default stream waits on
+//! it (no host synchronization), T's free blocks move to the default stream's list and
+//! T's slot is recycled for the next new stream. Rust code that destroys streams itself
+//! calls [`super::stream_destroyed`] (or a resource's `forget_stream`) first.
+//!
+//! A stream destroyed behind the library's back (user code calling `cudaStreamDestroy`
+//! directly) is detected only if the runtime then refuses to record an event on it with an
+//! invalid-handle error: the resource then synchronizes the device instead (the blocks'
+//! work is complete after that) and moves *all* of that stream's free blocks, so the
+//! allocation still succeeds. On CUDA and HIP a destroyed handle is undefined behaviour to
+//! use and may even name a new stream (the event would then capture the wrong stream's
+//! work), so such programs should still destroy streams through rmm or call
+//! [`super::stream_destroyed`] first.
 
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::{Error, Result};
-use crate::runtime::{DeviceId, Event, Runtime, Stream};
+use crate::runtime::{DeviceId, Event, Runtime, RuntimeErrorKind, Stream};
 
 /// A fast hasher for the small integer keys of the hot path (addresses, stream keys):
 /// std's SipHash is DoS-resistant but costs more than the rest of a pool operation, and
@@ -128,6 +142,9 @@ pub(crate) struct StreamRegistry {
     /// stream (its slot depends on the calling thread); starts as that value, so unset.
     last_raw: usize,
     last_slot: u32,
+    /// Slots of forgotten streams, empty and reused for the next new stream (so a program
+    /// that creates and destroys streams in a loop does not grow the resource's lists).
+    recycled: Vec<u32>,
 }
 
 impl std::fmt::Debug for StreamRegistry {
@@ -149,6 +166,7 @@ impl StreamRegistry {
             slots: Vec::new(),
             last_raw: Stream::PER_THREAD.0,
             last_slot: 0,
+            recycled: Vec::new(),
         }
     }
 
@@ -158,7 +176,8 @@ impl StreamRegistry {
     }
 
     /// The slot index of `stream`, and whether it was just created (then the caller must
-    /// grow its per-stream lists to match). Allocates only the first time a stream is seen.
+    /// grow its per-stream lists to match; a recycled slot is not new: its lists exist and
+    /// are empty). Allocates only the first time a stream is seen.
     #[inline(always)]
     pub fn slot(&mut self, stream: Stream) -> (u32, bool) {
         if stream.0 == self.last_raw {
@@ -177,23 +196,34 @@ impl StreamRegistry {
             }
             return (i, false);
         }
-        let i = self.slots.len() as u32;
         let stream = if stream.is_default() {
             Stream::DEFAULT
         } else {
             stream
         };
-        self.slots.push(StreamSlot {
-            stream,
-            key,
-            event: None,
-        });
+        let (i, new) = match self.recycled.pop() {
+            Some(i) => {
+                // Keep the event (events are not tied to a stream).
+                let slot = &mut self.slots[i as usize];
+                slot.stream = stream;
+                slot.key = key;
+                (i, false)
+            }
+            None => {
+                self.slots.push(StreamSlot {
+                    stream,
+                    key,
+                    event: None,
+                });
+                (self.slots.len() as u32 - 1, true)
+            }
+        };
         self.index.insert(key, i);
         if !stream.is_per_thread_default() {
             self.last_raw = stream.0;
             self.last_slot = i;
         }
-        (i, true)
+        (i, new)
     }
 
     /// The slot index of `stream` if it was seen before.
@@ -209,17 +239,19 @@ impl StreamRegistry {
     /// Orders all work enqueued from now on on slot `waiter` after everything already
     /// enqueued on slot `source`: records `source`'s event and makes `waiter` wait on it.
     /// Memory freed on `source` is then safe to use on `waiter`.
-    pub fn order_after(&mut self, waiter: u32, source: u32) -> Result<()> {
+    ///
+    /// Returns `true` when the device was synchronized instead (another thread's
+    /// per-thread stream, or a `source` stream destroyed behind the library's back: see
+    /// the module docs): then *all* of `source`'s free memory is safe to use anywhere, and
+    /// the caller should move all of it (so a dead stream is not synchronized for again).
+    pub fn order_after(&mut self, waiter: u32, source: u32) -> Result<bool> {
         if waiter == source {
-            return Ok(());
+            return Ok(false);
         }
         let src = &self.slots[source as usize];
         // Another thread's per-thread stream cannot be named from here: wait for the device.
         if src.key.raw == 2 && src.key.thread != thread_number() {
-            return self
-                .rt
-                .device_synchronize()
-                .map_err(|e| Error::runtime(self.device, e));
+            return self.synchronize_device();
         }
         let src_stream = src.stream;
         let event = match self.slots[source as usize].event {
@@ -234,33 +266,50 @@ impl StreamRegistry {
             }
         };
         let wait_stream = self.slots[waiter as usize].stream;
-        self.rt
-            .event_record(event, src_stream)
-            .map_err(|e| Error::runtime(self.device, e))?;
+        match self.rt.event_record(event, src_stream) {
+            Ok(()) => {}
+            // The stream was destroyed without telling us: its work is done once the
+            // device is idle.
+            Err(e) if e.kind == RuntimeErrorKind::InvalidHandle => {
+                log::debug!(
+                    "stream {:#x} is gone (event record failed: {e}); synchronizing device {}",
+                    src_stream.0,
+                    self.device
+                );
+                return self.synchronize_device();
+            }
+            Err(e) => return Err(Error::runtime(self.device, e)),
+        }
         self.rt
             .stream_wait_event(wait_stream, event)
-            .map_err(|e| Error::runtime(self.device, e))
+            .map_err(|e| Error::runtime(self.device, e))?;
+        Ok(false)
     }
 
-    /// Synchronizes slot `i`'s stream and destroys its event: after this the stream may be
-    /// destroyed by its owner; the caller moves the slot's free blocks elsewhere.
-    pub fn forget(&mut self, i: u32) -> Result<()> {
-        let slot = &mut self.slots[i as usize];
-        if slot.key.raw == 2 && slot.key.thread != thread_number() {
-            self.rt
-                .device_synchronize()
-                .map_err(|e| Error::runtime(self.device, e))?;
-        } else {
-            self.rt
-                .stream_synchronize(slot.stream)
-                .map_err(|e| Error::runtime(self.device, e))?;
+    fn synchronize_device(&self) -> Result<bool> {
+        self.rt
+            .device_synchronize()
+            .map_err(|e| Error::runtime(self.device, e))?;
+        Ok(true)
+    }
+
+    /// Forgets slot `i` (not the default stream's), whose free memory the caller has just
+    /// moved elsewhere after [`order_after`](Self::order_after): its stream is never
+    /// touched again, and the slot (with its event and empty lists) serves the next new
+    /// stream.
+    pub fn recycle(&mut self, i: u32) {
+        let key = self.slots[i as usize].key;
+        debug_assert!(key != stream_key(Stream::DEFAULT));
+        self.index.remove(&key);
+        if self.last_slot == i {
+            self.last_raw = Stream::PER_THREAD.0;
         }
-        if let Some(e) = slot.event.take() {
-            self.rt
-                .event_destroy(e)
-                .map_err(|e| Error::runtime(self.device, e))?;
-        }
-        Ok(())
+        self.slots[i as usize].stream = Stream::PER_THREAD;
+        self.slots[i as usize].key = StreamKey {
+            raw: usize::MAX,
+            thread: 0,
+        };
+        self.recycled.push(i);
     }
 }
 

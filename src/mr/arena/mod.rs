@@ -61,11 +61,21 @@
 //! A thread's arena is retired when the thread exits: its empty superblocks go back to the
 //! global arena at once, the rest as their last blocks are freed, and the arena is then
 //! forgotten. Thread-local caches hold only weak references, so a dropped resource leaves
-//! nothing dangling (dead entries are pruned on the thread's next miss). A stream's arena
-//! lives as long as the resource (as in RMM), also after the stream is destroyed; its
-//! cached superblocks are reclaimed by any allocation that would otherwise fail. A stream
-//! handle reused by the runtime for a new stream shares the old stream's arena, which is
-//! safe only if the old stream's work completed before it was destroyed.
+//! nothing dangling (dead entries are pruned on the thread's next miss).
+//!
+//! A stream's arena lives until the stream is destroyed through the library
+//! (`rmm_stream_destroy`, the interposer's `cudaStreamDestroy`, or
+//! [`stream_destroyed`](super::stream_destroyed) first: see [`super::stream_lifetime`]).
+//! Then, while the stream is still alive, its empty superblocks go back to the global arena
+//! (release event recorded on it) and the arena is *orphaned*: the legacy default stream
+//! waits on an event recorded on the dying stream and becomes the arena's ordering stream,
+//! the arena serves no more allocations (a new stream that reuses the handle gets a new
+//! arena) and, like a retired thread arena, gives each superblock back once its last block
+//! is freed. Release events still pending from the dying stream are no longer matched to
+//! its handle, so a new stream reusing the handle waits on them too. An arena whose stream
+//! was destroyed behind the library's back lives on as before; if the runtime then refuses
+//! a record or wait on the dead handle, the device (or the event) is synchronized on the
+//! host instead.
 //!
 //! # Performance
 //!
@@ -80,16 +90,17 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::ffi::c_void;
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use parking_lot::{Mutex, RwLock};
 
+use super::stream_lifetime::{self, StreamState};
 use super::{
     current_device_or_unknown, DeviceMemoryResource, SharedResource, ALLOCATION_ALIGNMENT,
 };
 use crate::error::{Error, Result};
-use crate::runtime::{runtime, DeviceId, Event, Runtime, Stream};
+use crate::runtime::{runtime, DeviceId, Event, Runtime, RuntimeErrorKind, Stream};
 
 #[cfg(test)]
 mod tests;
@@ -119,6 +130,10 @@ fn round_up(bytes: usize) -> Option<usize> {
         .checked_add(ALLOCATION_ALIGNMENT - 1)
         .map(|b| b & !(ALLOCATION_ALIGNMENT - 1))
 }
+
+/// The stream of a pending release event whose stream was destroyed: matches no receiver
+/// (no stream handle is `usize::MAX`), so everyone waits on the event.
+const GONE_STREAM: Stream = Stream(usize::MAX);
 
 /// Both handles name the device-wide legacy default stream.
 fn both_default(a: Stream, b: Stream) -> bool {
@@ -302,7 +317,11 @@ impl Global {
                 },
                 Err(e) => result = Err(e),
             }
-            if result.is_err() && rt.stream_synchronize(stream).is_ok() {
+            // A stream destroyed behind our back cannot be synchronized either: then wait
+            // for the whole device.
+            if result.is_err()
+                && (rt.stream_synchronize(stream).is_ok() || rt.device_synchronize().is_ok())
+            {
                 result = Ok(());
             }
         }
@@ -371,14 +390,31 @@ struct ArenaCell {
     kind: ArenaKind,
     rt: &'static dyn Runtime,
     state: Mutex<ArenaState>,
+    /// A stream arena whose stream was destroyed (see the module docs): ordered by the
+    /// legacy stream, serving no allocations. Set under the state lock.
+    orphaned: AtomicBool,
 }
 
 impl ArenaCell {
+    fn is_orphaned(&self) -> bool {
+        self.orphaned.load(Ordering::Acquire)
+    }
+
     /// The stream that orders this arena's reuse (see the module docs).
     fn order_stream(&self) -> Stream {
         match self.kind {
+            _ if self.is_orphaned() => Stream::LEGACY,
             ArenaKind::Thread => Stream::LEGACY,
             ArenaKind::Stream(s) => s,
+        }
+    }
+
+    /// Whether a free on `stream` is already ordered before this arena's reuse.
+    fn ordered_with(&self, stream: Stream) -> bool {
+        match self.kind {
+            _ if self.is_orphaned() => stream.is_default(),
+            ArenaKind::Thread => stream.is_default(),
+            ArenaKind::Stream(s) => s == stream,
         }
     }
 }
@@ -548,6 +584,7 @@ impl Inner {
             kind,
             rt: self.rt,
             state: Mutex::new(ArenaState::default()),
+            orphaned: AtomicBool::new(false),
         })
     }
 
@@ -571,6 +608,7 @@ impl Inner {
                 .iter()
                 .find(|e| e.resource == self.id && e.key == key)
                 .and_then(|e| e.arena.upgrade())
+                .filter(|a| !a.is_orphaned())
         });
         match hit {
             Ok(Some(a)) => a,
@@ -595,7 +633,8 @@ impl Inner {
                     let mut dead = Vec::new();
                     let mut i = 0;
                     while i < t.len() {
-                        if t[i].arena.strong_count() == 0 {
+                        let gone = t[i].arena.upgrade().map_or(true, |a| a.is_orphaned());
+                        if gone {
                             dead.push(t.swap_remove(i));
                         } else {
                             i += 1;
@@ -771,10 +810,7 @@ impl Inner {
             let mut st = owner.state.lock();
             let Some(sb) = st.find(p) else { continue };
             st.check(sb, p, size, bytes)?;
-            let ordered = match owner.kind {
-                ArenaKind::Thread => stream.is_default(),
-                ArenaKind::Stream(s) => s == stream,
-            };
+            let ordered = owner.ordered_with(stream);
             if !ordered && !crate::runtime::process_is_exiting() {
                 // Later work on the owner's stream must follow the free on `stream`.
                 let ev = match st.scratch_event {
@@ -788,9 +824,15 @@ impl Inner {
                 self.rt
                     .event_record(ev, stream)
                     .map_err(|e| self.rt_err(e))?;
-                self.rt
-                    .stream_wait_event(owner.order_stream(), ev)
-                    .map_err(|e| self.rt_err(e))?;
+                match self.rt.stream_wait_event(owner.order_stream(), ev) {
+                    Ok(()) => {}
+                    // The owner's stream was destroyed behind our back: wait on the host
+                    // for the free's stream instead.
+                    Err(e) if e.kind == RuntimeErrorKind::InvalidHandle => {
+                        self.rt.event_synchronize(ev).map_err(|e| self.rt_err(e))?;
+                    }
+                    Err(e) => return Err(self.rt_err(e)),
+                }
             }
             if st.free(sb, p, size) {
                 self.after_empty(&owner, &mut st, sb);
@@ -898,6 +940,61 @@ impl Inner {
     }
 }
 
+impl StreamState for Inner {
+    fn forget_stream(&self, stream: Stream) -> Result<()> {
+        let Some(arena) = self.stream_arenas.write().remove(&stream.0) else {
+            return Ok(());
+        };
+        let mut st = arena.state.lock();
+        let empties: Vec<usize> = st
+            .superblocks
+            .iter()
+            .filter(|(_, sb)| sb.is_empty())
+            .map(|(&s, _)| s)
+            .collect();
+        let mut result = Ok(());
+        for s in empties {
+            // Records the release event on `stream`, still alive.
+            if let Err(e) = self.release(&arena, &mut st, s) {
+                result = Err(e);
+            }
+        }
+        // Release events are matched to the stream no more: a new stream reusing the handle
+        // must wait on them.
+        for p in self.global.lock().pending.iter_mut() {
+            if p.stream == stream {
+                p.stream = GONE_STREAM;
+            }
+        }
+        if st.superblocks.is_empty() {
+            return result;
+        }
+        // The rest is ordered by the legacy stream from now on: make it wait for `stream`.
+        let ev = match st.scratch_event {
+            Some(e) => e,
+            None => {
+                let e = self.rt.event_create().map_err(|e| self.rt_err(e))?;
+                st.scratch_event = Some(e);
+                e
+            }
+        };
+        let ordered = self
+            .rt
+            .event_record(ev, stream)
+            .and_then(|()| self.rt.stream_wait_event(Stream::LEGACY, ev));
+        if let Err(e) = ordered {
+            if e.kind != RuntimeErrorKind::InvalidHandle {
+                return Err(self.rt_err(e));
+            }
+            self.rt.device_synchronize().map_err(|e| self.rt_err(e))?;
+        }
+        arena.orphaned.store(true, Ordering::Release);
+        st.retired = true;
+        self.thread_arenas.lock().push(arena.clone());
+        result
+    }
+}
+
 impl Drop for Inner {
     fn drop(&mut self) {
         if crate::runtime::process_is_exiting() {
@@ -967,7 +1064,7 @@ impl ArenaMemoryResource {
         }
         let mut free = FreeList::default();
         free.insert_raw(base as usize, size);
-        Ok(ArenaMemoryResource {
+        let r = ArenaMemoryResource {
             inner: Arc::new(Inner {
                 id: NEXT_RESOURCE_ID.fetch_add(1, Ordering::Relaxed),
                 rt,
@@ -990,7 +1087,9 @@ impl ArenaMemoryResource {
                 stream_arenas: RwLock::new(HashMap::new()),
                 next_arena_id: AtomicU64::new(0),
             }),
-        })
+        };
+        stream_lifetime::register(Arc::downgrade(&r.inner) as _);
+        Ok(r)
     }
 
     /// Size of the global arena (the one upstream allocation), in bytes.
