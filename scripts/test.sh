@@ -70,9 +70,34 @@ ctest --test-dir "$consumers/examples-c" --output-on-failure
 cmake -S examples-cpp -B "$consumers/examples-cpp" -DCMAKE_PREFIX_PATH="$root/install"
 cmake --build "$consumers/examples-cpp" --parallel "$jobs"
 ctest --test-dir "$consumers/examples-cpp" --output-on-failure
-cmake -S tests-cpp -B "$consumers/tests-cpp" -DCMAKE_PREFIX_PATH="$root/install"
-cmake --build "$consumers/tests-cpp" --parallel "$jobs"
-ctest --test-dir "$consumers/tests-cpp" --output-on-failure --parallel "$jobs"
+
+step "sanitizers: C and C++ suites, C examples and the C ABI fuzzer with -fsanitize=address,undefined (RMM_RUNTIME=$RMM_RUNTIME)"
+# Built against the installed package (so they are also its consumers), in their own build
+# directory. The Rust library itself is not instrumented; ASan still checks what it reads
+# and writes through the intercepted memcpy/memset, and LeakSanitizer sees its mallocs.
+#   detect_leaks=1            LeakSanitizer on (scripts/lsan.supp: what is leaked by design)
+#   allocator_may_return_null the tests ask for absurd sizes on purpose: malloc must fail
+#                             with NULL (as glibc's does), not abort the process
+#   halt_on_error=1           UBSan stops at the first report (-fno-sanitize-recover too;
+#                             the null check stays recoverable only so that
+#                             scripts/ubsan.supp can name Thrust's own headers)
+san_flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -fsanitize-recover=null -O1 -g1"
+san_link="-fsanitize=address,undefined"
+san="$root/build/sanitize"
+export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:abort_on_error=0:detect_stack_use_after_return=0"
+export LSAN_OPTIONS="suppressions=$root/scripts/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$root/scripts/ubsan.supp"
+san_start=$SECONDS
+for project in tests-cpp examples-c tests-fuzz; do
+  cmake -S "$project" -B "$san/$project" -DCMAKE_PREFIX_PATH="$root/install" \
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="$san_flags" -DCMAKE_CXX_FLAGS="$san_flags" \
+    -DCMAKE_EXE_LINKER_FLAGS="$san_link" >/dev/null
+  cmake --build "$san/$project" --parallel "$jobs"
+  ctest --test-dir "$san/$project" --output-on-failure --parallel "$jobs"
+done
+step "C ABI fuzzer under ASan/UBSan (30 s, seed 1)"
+"$san/tests-fuzz/rmm_fuzz_c_abi" --seconds 30 --seed 1
+echo "sanitizer steps took $((SECONDS - san_start)) s"
 
 step "C++ wrapper with CUDA 13 headers and CCCL 2.7, 2.8, 3.0, 3.x (headers from PyPI; host runtime)"
 "$root/scripts/setup-cccl.sh"

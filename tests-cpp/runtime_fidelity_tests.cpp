@@ -122,20 +122,25 @@ class fidelity : public ::testing::Test {
   std::vector<rmm_stream_t> streams_;
 };
 
-// 1. A pageable host source is read before cudaMemcpyAsync returns (issue #14).
+// 1. A pageable host source is read before cudaMemcpyAsync returns (issue #14). Retried with
+//    longer work when the stream drained before the check (a loaded machine).
 TEST_F(fidelity, PageableSourceIsReadBeforeMemcpyAsyncReturns)
 {
   rmm_stream_t const s = stream();
   auto* dst            = device(256);
-  busy(s, 50);
-  std::uint32_t x = 0x11111111;
-  RMM_OK(rmm_memcpy_async(dst, &x, sizeof x, s));
-  x = 0x22222222;
-  EXPECT_FALSE(complete(s)) << "the stream finished too early for the test to mean anything";
-  std::uint32_t got = 0;
-  RMM_OK(rmm_memcpy_async(&got, dst, sizeof got, s));
-  RMM_OK(rmm_stream_synchronize(s));
-  EXPECT_EQ(got, 0x11111111U);
+  bool meaningful      = false;
+  for (double ms = 50; ms <= 400 && !meaningful; ms *= 2) {
+    busy(s, ms);
+    std::uint32_t x = 0x11111111;
+    RMM_OK(rmm_memcpy_async(dst, &x, sizeof x, s));
+    x          = 0x22222222;
+    meaningful = !complete(s);
+    std::uint32_t got = 0;
+    RMM_OK(rmm_memcpy_async(&got, dst, sizeof got, s));
+    RMM_OK(rmm_stream_synchronize(s));
+    EXPECT_EQ(got, 0x11111111U);
+  }
+  EXPECT_TRUE(meaningful) << "the stream always finished too early for the test to mean anything";
 }
 
 // 2. A pinned host source is read in stream order (after the earlier work), not at the call.
@@ -146,14 +151,17 @@ TEST_F(fidelity, PinnedSourceIsReadInStreamOrder)
   auto* dst               = device(n);
   void* pinned            = nullptr;
   RMM_OK(rmm_pinned_host_allocate(n, 256, &pinned));
-  std::memset(pinned, 1, n);
-  busy(s, 50);
-  RMM_OK(rmm_memcpy_async(dst, pinned, n, s));
-  std::memset(pinned, 2, n);
-  bool const still_busy = !complete(s);
-  auto const got        = to_host(dst, n, s);
-  EXPECT_TRUE(still_busy) << "the stream finished too early for the test to mean anything";
-  if (still_busy) { EXPECT_TRUE(all_equal(got, 2)); }
+  bool meaningful = false;
+  for (double ms = 50; ms <= 400 && !meaningful; ms *= 2) {
+    std::memset(pinned, 1, n);
+    busy(s, ms);
+    RMM_OK(rmm_memcpy_async(dst, pinned, n, s));
+    std::memset(pinned, 2, n);
+    meaningful     = !complete(s);
+    auto const got = to_host(dst, n, s);
+    if (meaningful) { EXPECT_TRUE(all_equal(got, 2)); }
+  }
+  EXPECT_TRUE(meaningful) << "the stream always finished too early for the test to mean anything";
   RMM_OK(rmm_pinned_host_deallocate(pinned, n, 256));
 }
 
@@ -190,13 +198,17 @@ TEST_F(fidelity, DeviceCopiesAndMemsetsAreAsynchronousAndOrdered)
   rmm_stream_t const s    = stream();
   auto* a                 = device(n);
   auto* b                 = device(n);
-  busy(s, 50);
-  RMM_OK(rmm_memset_async(a, 1, n, s));
-  RMM_OK(rmm_memcpy_async(b, a, n, s));
-  RMM_OK(rmm_memset_async(a, 2, n, s));
-  EXPECT_FALSE(complete(s));
-  EXPECT_TRUE(all_equal(to_host(b, n, s), 1));
-  EXPECT_TRUE(all_equal(to_host(a, n, s), 2));
+  bool asynchronous = false;
+  for (double ms = 50; ms <= 400 && !asynchronous; ms *= 2) {
+    busy(s, ms);
+    RMM_OK(rmm_memset_async(a, 1, n, s));
+    RMM_OK(rmm_memcpy_async(b, a, n, s));
+    RMM_OK(rmm_memset_async(a, 2, n, s));
+    asynchronous = !complete(s);
+    EXPECT_TRUE(all_equal(to_host(b, n, s), 1));
+    EXPECT_TRUE(all_equal(to_host(a, n, s), 2));
+  }
+  EXPECT_TRUE(asynchronous) << "the calls returned only after the stream had drained";
 }
 
 // 6. cudaMemsetAsync writes the low byte of its int value.
@@ -311,7 +323,7 @@ TEST_F(fidelity, EventsAndStreamWaitEvent)
   RMM_OK(rmm_event_synchronize(e));
   RMM_OK(rmm_stream_wait_event(b, e));  // never recorded: no dependency
 
-  busy(a, 50);
+  busy(a, 150);
   RMM_OK(rmm_memset_async(x, 5, n, a));
   RMM_OK(rmm_event_record(e, a));
   RMM_OK(rmm_event_query(e, &done));
@@ -322,7 +334,6 @@ TEST_F(fidelity, EventsAndStreamWaitEvent)
   RMM_OK(rmm_event_synchronize(e));
   EXPECT_FALSE(complete(b)) << "b must still wait for the first record (a's work)";
   RMM_OK(rmm_stream_synchronize(b));
-  EXPECT_TRUE(complete(a));
   EXPECT_TRUE(all_equal(to_host(y, n, b), 5));
   RMM_OK(rmm_event_destroy(e));
 }
