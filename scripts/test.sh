@@ -90,7 +90,7 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$root/scri
 san_start=$SECONDS
 for project in tests-cpp examples-c tests-fuzz; do
   cmake -S "$project" -B "$san/$project" -DCMAKE_PREFIX_PATH="$root/install" \
-    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="$san_flags" -DCMAKE_CXX_FLAGS="$san_flags" \
+    -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="$san_flags" -DCMAKE_CXX_FLAGS="$san_flags" \
     -DCMAKE_EXE_LINKER_FLAGS="$san_link" >/dev/null
   cmake --build "$san/$project" --parallel "$jobs"
   ctest --test-dir "$san/$project" --output-on-failure --parallel "$jobs"
