@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 src="$(cd "${1:?rmm source root}" && pwd)"
 prefix="$(cd "${2:-.carry/prefix}" && pwd)"
 cuda_root="$(dirname "$(dirname "$(command -v nvcc)")")"
-out="${OUT:-/tmp}/rmm-own-tests"
+out=/tmp/rmm-own-tests-logs
 mkdir -p "$out"
 work=/tmp/rmm-own-build
 rm -rf "$work" && mkdir -p "$work"
@@ -91,4 +91,5 @@ for t in "${targets[@]}"; do
 done
 grep -E "error" "$out/build.log" | sort | uniq | head -40
 echo "rmm-own-tests: ${#targets[@]} targets, $built built"
+tar -czf "${OUT:-/tmp}/rmm-own-tests.tar.gz" -C "$out" . 2>/dev/null
 echo "rmm-own-tests: $passed passed, $failed failed"

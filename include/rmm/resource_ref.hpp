@@ -124,7 +124,7 @@ inline resource_ref_vtable const* host_mr_vtable() noexcept
   using hmr = rmm::mr::host_memory_resource;
   static constexpr resource_ref_vtable table{
     [](void* obj, std::size_t bytes, std::size_t alignment) -> void* {
-      check_ref_alignment(alignment);
+      // Host resources take any alignment (an unsupported one means the default), as in RMM.
       return static_cast<hmr*>(obj)->allocate(bytes, alignment);
     },
     [](void* obj, void* ptr, std::size_t bytes, std::size_t alignment) {

@@ -45,7 +45,9 @@ inline void check(rmm_status_t status)
 {
   switch (status) {
     case RMM_STATUS_SUCCESS: return;
-    case RMM_STATUS_OUT_OF_MEMORY: throw rmm::out_of_memory{status_message(status)};
+    // RMM's messages name the kind first ("out_of_memory: ..."); code searches what() for it.
+    case RMM_STATUS_OUT_OF_MEMORY:
+      throw rmm::out_of_memory{"out_of_memory: " + status_message(status)};
     case RMM_STATUS_BAD_ALLOC:
     case RMM_STATUS_CALLBACK_FAILED: throw rmm::bad_alloc{status_message(status)};
     case RMM_STATUS_RUNTIME_ERROR:
