@@ -6,6 +6,7 @@
 #include <rmm/mr/device/cuda_memory_resource.hpp>
 #include <rmm/mr/device/failure_callback_resource_adaptor.hpp>
 #include <rmm/mr/device/limiting_resource_adaptor.hpp>
+#include <rmm/mr/device/logging_resource_adaptor.hpp>
 #include <rmm/mr/device/managed_memory_resource.hpp>
 #include <rmm/mr/device/owning_wrapper.hpp>
 #include <rmm/mr/device/pool_memory_resource.hpp>
@@ -332,6 +333,72 @@ TEST(OwningWrapper, OwnsItsUpstreams)
   pool.reset();
   stats.reset();
   EXPECT_TRUE(weak.expired());
+}
+
+// As RMM's adaptor_tests `Equality`: an adaptor equals another of its type over an equal
+// upstream (the aligned adaptor also compares alignment and threshold), never one of
+// another type; owning_wrapper compares what it wraps.
+template <typename Adaptor>
+std::unique_ptr<Adaptor> make_adaptor(cuda_mr* upstream)
+{
+  if constexpr (std::is_same_v<Adaptor, rmm::mr::failure_callback_resource_adaptor<cuda_mr>>) {
+    return std::make_unique<Adaptor>(
+      upstream, [](std::size_t, void*) { return false; }, nullptr);
+  } else if constexpr (std::is_same_v<Adaptor, rmm::mr::limiting_resource_adaptor<cuda_mr>>) {
+    return std::make_unique<Adaptor>(upstream, 64 * MiB);
+  } else if constexpr (std::is_same_v<Adaptor, rmm::mr::logging_resource_adaptor<cuda_mr>>) {
+    return std::make_unique<Adaptor>(upstream, std::string{"rmm_rs_adaptor_equality_log.txt"});
+  } else {
+    return std::make_unique<Adaptor>(upstream);
+  }
+}
+
+template <typename Adaptor>
+void expect_adaptor_equality()
+{
+  cuda_mr cuda;
+  cuda_mr other_cuda;
+  auto mr = make_adaptor<Adaptor>(&cuda);
+  EXPECT_TRUE(mr->is_equal(*mr));
+  EXPECT_TRUE(mr->is_equal(*make_adaptor<Adaptor>(&cuda)));
+  EXPECT_TRUE(mr->is_equal(*make_adaptor<Adaptor>(&other_cuda)));
+  EXPECT_FALSE(mr->is_equal(cuda));
+  stats_mr stats{&cuda};
+  rmm::mr::statistics_resource_adaptor<stats_mr> over_stats{&stats};
+  if constexpr (!std::is_same_v<Adaptor, stats_mr>) {
+    EXPECT_FALSE(mr->is_equal(over_stats));
+  }
+  if constexpr (!std::is_same_v<Adaptor, rmm::mr::aligned_resource_adaptor<cuda_mr>>) {
+    rmm::mr::aligned_resource_adaptor<rmm::mr::device_memory_resource> aligned{&cuda};
+    EXPECT_FALSE(mr->is_equal(aligned));
+  }
+}
+
+TEST(AdaptorEquality, SameTypeOverEqualUpstreamIsEqual)
+{
+  expect_adaptor_equality<rmm::mr::aligned_resource_adaptor<cuda_mr>>();
+  expect_adaptor_equality<rmm::mr::failure_callback_resource_adaptor<cuda_mr>>();
+  expect_adaptor_equality<rmm::mr::limiting_resource_adaptor<cuda_mr>>();
+  expect_adaptor_equality<rmm::mr::logging_resource_adaptor<cuda_mr>>();
+  expect_adaptor_equality<stats_mr>();
+  expect_adaptor_equality<rmm::mr::thread_safe_resource_adaptor<cuda_mr>>();
+  expect_adaptor_equality<rmm::mr::tracking_resource_adaptor<cuda_mr>>();
+  expect_adaptor_equality<rmm::mr::prefetch_resource_adaptor<cuda_mr>>();
+
+  cuda_mr cuda;
+  rmm::mr::aligned_resource_adaptor<cuda_mr> aligned{&cuda, 4096};
+  EXPECT_TRUE(aligned.is_equal(rmm::mr::aligned_resource_adaptor<cuda_mr>{&cuda, 4096}));
+  EXPECT_FALSE(aligned.is_equal(rmm::mr::aligned_resource_adaptor<cuda_mr>{&cuda, 512}));
+  EXPECT_FALSE(aligned.is_equal(rmm::mr::aligned_resource_adaptor<cuda_mr>{&cuda, 4096, 1024}));
+
+  auto owning_a =
+    rmm::mr::make_owning_wrapper<rmm::mr::aligned_resource_adaptor>(std::make_shared<cuda_mr>());
+  auto owning_b =
+    rmm::mr::make_owning_wrapper<rmm::mr::aligned_resource_adaptor>(std::make_shared<cuda_mr>());
+  EXPECT_TRUE(owning_a->is_equal(*owning_a));
+  EXPECT_TRUE(owning_a->is_equal(*owning_b));
+  EXPECT_TRUE(owning_a->is_equal(rmm::mr::aligned_resource_adaptor<cuda_mr>{&cuda}));
+  EXPECT_FALSE(owning_a->is_equal(rmm::mr::limiting_resource_adaptor<cuda_mr>{&cuda, MiB}));
 }
 
 }  // namespace

@@ -371,3 +371,54 @@ fn thread_safe_and_prefetch_under_threads() {
     let p = pm.allocate(1 << 16, S).unwrap();
     pm.deallocate(p, 1 << 16, S).unwrap();
 }
+
+#[test]
+fn adaptors_over_equal_upstreams_are_equal() {
+    // Each entry builds an adaptor of one type over the given upstream (as RMM's
+    // adaptor_tests `Equality`).
+    type Make = fn(SharedResource) -> SharedResource;
+    let makers: Vec<Make> = vec![
+        |u| Arc::new(AlignedResourceAdaptor::new(u, 4096, 0).unwrap()),
+        |u| Arc::new(LimitingResourceAdaptor::new(u, 1 << 20, 256).unwrap()),
+        |u| Arc::new(StatisticsResourceAdaptor::new(u)),
+        |u| Arc::new(TrackingResourceAdaptor::new(u, false)),
+        |u| Arc::new(FailureCallbackResourceAdaptor::new(u, Arc::new(|_| false))),
+        |u| Arc::new(ThreadSafeResourceAdaptor::new(u)),
+        |u| Arc::new(PrefetchResourceAdaptor::new(u).unwrap()),
+        |u| {
+            Arc::new(
+                LoggingResourceAdaptor::with_writer(u, Box::new(std::io::sink()), false).unwrap(),
+            )
+        },
+    ];
+    let up = cuda();
+    let other_up = cuda(); // another cuda resource: equal to `up`
+    let unequal_up: SharedResource = Arc::new(StatisticsResourceAdaptor::new(cuda()));
+    for (i, make) in makers.iter().enumerate() {
+        let a = make(up.clone());
+        assert!(a.is_equal(a.as_ref()), "{}", a.name());
+        assert!(a.is_equal(make(up.clone()).as_ref()), "{}", a.name());
+        assert!(a.is_equal(make(other_up.clone()).as_ref()), "{}", a.name());
+        assert!(
+            !a.is_equal(make(unequal_up.clone()).as_ref()),
+            "{}",
+            a.name()
+        );
+        assert!(!a.is_equal(up.as_ref()), "{}", a.name());
+        for (j, other) in makers.iter().enumerate() {
+            if i != j {
+                let b = other(up.clone());
+                assert!(!a.is_equal(b.as_ref()), "{} vs {}", a.name(), b.name());
+            }
+        }
+    }
+    // The aligned adaptor also compares its alignment and threshold.
+    let a = AlignedResourceAdaptor::new(up.clone(), 4096, 0).unwrap();
+    assert!(a.is_equal(&AlignedResourceAdaptor::new(other_up.clone(), 4096, 0).unwrap()));
+    assert!(!a.is_equal(&AlignedResourceAdaptor::new(up.clone(), 512, 0).unwrap()));
+    assert!(!a.is_equal(&AlignedResourceAdaptor::new(up.clone(), 4096, 1024).unwrap()));
+    // Equality follows the whole chain.
+    let s1: SharedResource = Arc::new(StatisticsResourceAdaptor::new(up.clone()));
+    let s2: SharedResource = Arc::new(StatisticsResourceAdaptor::new(other_up.clone()));
+    assert!(ThreadSafeResourceAdaptor::new(s1).is_equal(&ThreadSafeResourceAdaptor::new(s2)));
+}

@@ -157,6 +157,16 @@ impl DeviceMemoryResource for AlignedResourceAdaptor {
         result
     }
 
+    /// Equal to itself, and to another aligned adaptor over an equal upstream with the same alignment and alignment threshold (as RMM).
+    fn is_equal(&self, other: &dyn DeviceMemoryResource) -> bool {
+        super::adaptor_is_equal(
+            self,
+            other,
+            |a| a.upstream.as_ref(),
+            |a, b| a.alignment == b.alignment && a.threshold == b.threshold,
+        )
+    }
+
     fn name(&self) -> &'static str {
         NAME
     }

@@ -135,6 +135,11 @@ impl DeviceMemoryResource for LimitingResourceAdaptor {
         Ok(())
     }
 
+    /// Equal to itself, and to another limiting adaptor over an equal upstream (as RMM).
+    fn is_equal(&self, other: &dyn DeviceMemoryResource) -> bool {
+        super::adaptor_is_equal(self, other, |a| a.upstream.as_ref(), |_, _| true)
+    }
+
     fn name(&self) -> &'static str {
         NAME
     }

@@ -258,13 +258,7 @@ impl DeviceMemoryResource for LoggingResourceAdaptor {
 
     /// Equal to itself, and to another logging adaptor over an equal upstream (as RMM).
     fn is_equal(&self, other: &dyn DeviceMemoryResource) -> bool {
-        if super::same_object(self.as_any(), other.as_any()) {
-            return true;
-        }
-        other
-            .as_any()
-            .downcast_ref::<LoggingResourceAdaptor>()
-            .is_some_and(|o| self.upstream.is_equal(o.upstream.as_ref()))
+        super::adaptor_is_equal(self, other, |a| a.upstream.as_ref(), |_, _| true)
     }
 
     fn name(&self) -> &'static str {

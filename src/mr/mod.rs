@@ -116,6 +116,24 @@ pub(crate) fn same_object(a: &dyn Any, b: &dyn Any) -> bool {
     std::ptr::addr_eq(a as *const dyn Any, b as *const dyn Any)
 }
 
+/// RMM's equality of resource adaptors: `this` equals `other` when both are the same
+/// object, or when `other` is an adaptor of the same type whose upstream is equal to this
+/// one's and whose parameters `same_params` accepts (e.g. the aligned adaptor's alignment).
+/// Memory from one may then be freed by the other.
+pub(crate) fn adaptor_is_equal<T: DeviceMemoryResource>(
+    this: &T,
+    other: &dyn DeviceMemoryResource,
+    upstream: impl Fn(&T) -> &dyn DeviceMemoryResource,
+    same_params: impl FnOnce(&T, &T) -> bool,
+) -> bool {
+    match other.as_any().downcast_ref::<T>() {
+        Some(o) => {
+            std::ptr::eq(this, o) || (upstream(this).is_equal(upstream(o)) && same_params(this, o))
+        }
+        None => false,
+    }
+}
+
 /// Turns a failed runtime allocation into an out-of-memory error that keeps the size, the
 /// device and the runtime's own error name, or a runtime error for other failures.
 pub(crate) fn allocation_error(

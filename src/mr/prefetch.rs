@@ -60,6 +60,11 @@ impl DeviceMemoryResource for PrefetchResourceAdaptor {
         self.upstream.deallocate(ptr, bytes, stream)
     }
 
+    /// Equal to itself, and to another prefetch adaptor over an equal upstream (as RMM).
+    fn is_equal(&self, other: &dyn DeviceMemoryResource) -> bool {
+        super::adaptor_is_equal(self, other, |a| a.upstream.as_ref(), |_, _| true)
+    }
+
     fn name(&self) -> &'static str {
         NAME
     }
