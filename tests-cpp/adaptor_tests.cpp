@@ -275,6 +275,79 @@ TEST(FailureCallback, ThrowingCallbackPropagates)
                rmm::logic_error);
 }
 
+// A user resource that always throws `Exception` ("foo").
+template <typename Exception>
+class throwing_mr final : public rmm::mr::device_memory_resource {
+ public:
+  int calls{0};
+
+ private:
+  void* do_allocate(std::size_t, rmm::cuda_stream_view) override
+  {
+    ++calls;
+    throw Exception{"foo"};
+  }
+  void do_deallocate(void*, std::size_t, rmm::cuda_stream_view) override {}
+};
+
+bool retry_once(std::size_t, void* arg)
+{
+  auto* calls = static_cast<int*>(arg);
+  return ++*calls == 1;
+}
+
+// The failures that call the callback follow ExceptionType, as a catch clause would.
+TEST(FailureCallback, CatchSetFollowsExceptionType)
+{
+  using base = rmm::mr::device_memory_resource;
+  throwing_mr<rmm::bad_alloc> bad_alloc_mr;
+  throwing_mr<rmm::out_of_memory> oom_mr;
+  {  // bad_alloc catches bad_alloc: one retry, then bad_alloc again (not out_of_memory).
+    int calls = 0;
+    rmm::mr::failure_callback_resource_adaptor<base, rmm::bad_alloc> mr{
+      &bad_alloc_mr, retry_once, &calls};
+    try {
+      (void)mr.allocate(MiB);
+      FAIL() << "expected rmm::bad_alloc";
+    } catch (rmm::out_of_memory const&) {
+      FAIL() << "expected rmm::bad_alloc, got rmm::out_of_memory";
+    } catch (rmm::bad_alloc const& e) {
+      EXPECT_TRUE(contains(e.what(), "foo")) << e.what();
+    }
+    EXPECT_EQ(calls, 2);
+    EXPECT_EQ(bad_alloc_mr.calls, 2);
+  }
+  {  // bad_alloc also catches out_of_memory (derived from it), rethrown as out_of_memory.
+    int calls = 0;
+    rmm::mr::failure_callback_resource_adaptor<base, rmm::bad_alloc> mr{
+      &oom_mr, retry_once, &calls};
+    EXPECT_THROW((void)mr.allocate(MiB), rmm::out_of_memory);
+    EXPECT_EQ(calls, 2);
+  }
+  {  // std::bad_alloc catches both too.
+    int calls = 0;
+    rmm::mr::failure_callback_resource_adaptor<base, std::bad_alloc> mr{
+      &bad_alloc_mr, retry_once, &calls};
+    EXPECT_THROW((void)mr.allocate(MiB), rmm::bad_alloc);
+    EXPECT_EQ(calls, 2);
+  }
+  {  // out_of_memory catches out_of_memory.
+    int calls = 0;
+    rmm::mr::failure_callback_resource_adaptor<base, rmm::out_of_memory> mr{
+      &oom_mr, retry_once, &calls};
+    EXPECT_THROW((void)mr.allocate(MiB), rmm::out_of_memory);
+    EXPECT_EQ(calls, 2);
+  }
+  {  // out_of_memory (the default) lets bad_alloc through without calling back.
+    int calls = 0;
+    bad_alloc_mr.calls = 0;
+    rmm::mr::failure_callback_resource_adaptor<base> mr{&bad_alloc_mr, retry_once, &calls};
+    EXPECT_THROW((void)mr.allocate(MiB), rmm::bad_alloc);
+    EXPECT_EQ(calls, 0);
+    EXPECT_EQ(bad_alloc_mr.calls, 1);
+  }
+}
+
 TEST(ThreadSafe, ManyThreads)
 {
   cuda_mr upstream;

@@ -387,6 +387,37 @@ fn failure_callback_retries_while_true() {
         );
         assert!(last_error().contains("callback"), "{}", last_error());
         assert!(bad.is_null());
+        // `_ex` with flag 0 is the same adaptor; an unknown flag is refused.
+        CALLS.store(0, Ordering::SeqCst);
+        let mut g = null_mut();
+        ok(rmm_failure_callback_adaptor_create_ex(
+            l,
+            Some(retry_twice),
+            0xabc as *mut c_void,
+            0,
+            &mut g,
+        ));
+        assert_eq!(rmm_allocate(g, 4096, &mut p), RMM_STATUS_OUT_OF_MEMORY);
+        assert_eq!(CALLS.load(Ordering::SeqCst), 3);
+        CALLS.store(0, Ordering::SeqCst);
+        let mut h = null_mut();
+        ok(rmm_failure_callback_adaptor_create_ex(
+            l,
+            Some(retry_twice),
+            0xabc as *mut c_void,
+            RMM_FAILURE_CALLBACK_RETRY_BAD_ALLOC,
+            &mut h,
+        ));
+        assert_eq!(rmm_allocate(h, 4096, &mut p), RMM_STATUS_OUT_OF_MEMORY);
+        assert_eq!(CALLS.load(Ordering::SeqCst), 3);
+        assert_eq!(
+            rmm_failure_callback_adaptor_create_ex(l, Some(retry_twice), null_mut(), 6, &mut bad),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert!(last_error().contains("flags"), "{}", last_error());
+        assert!(bad.is_null());
+        release(h);
+        release(g);
         release(f);
         release(l);
     }

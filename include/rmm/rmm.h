@@ -34,6 +34,8 @@
 #define RMM_ALLOCATION_HANDLE_WIN32 2
 #define RMM_ALLOCATION_HANDLE_WIN32_KMT 4
 #define RMM_ALLOCATION_HANDLE_FABRIC 8
+/** Flag of rmm_failure_callback_adaptor_create_ex: also retry on RMM_STATUS_BAD_ALLOC. */
+#define RMM_FAILURE_CALLBACK_RETRY_BAD_ALLOC 1u
 
 
 /**
@@ -454,6 +456,18 @@ rmm_status_t rmm_failure_callback_adaptor_create(rmm_resource_t upstream,
                                                  rmm_failure_callback_t callback,
                                                  void *arg,
                                                  rmm_resource_t *out);
+
+/**
+ * As `rmm_failure_callback_adaptor_create`, with `flags`: 0, or
+ * `RMM_FAILURE_CALLBACK_RETRY_BAD_ALLOC` to also retry allocations failing with
+ * `RMM_STATUS_BAD_ALLOC`. Unknown flags are an invalid argument. The last failure is
+ * returned with its own status once the callback returns false.
+ */
+rmm_status_t rmm_failure_callback_adaptor_create_ex(rmm_resource_t upstream,
+                                                    rmm_failure_callback_t callback,
+                                                    void *arg,
+                                                    uint32_t flags,
+                                                    rmm_resource_t *out);
 
 /**
  * Creates a `fixed_size_memory_resource` over `upstream`: blocks of `block_size` bytes

@@ -422,3 +422,59 @@ fn adaptors_over_equal_upstreams_are_equal() {
     let s2: SharedResource = Arc::new(StatisticsResourceAdaptor::new(other_up.clone()));
     assert!(ThreadSafeResourceAdaptor::new(s1).is_equal(&ThreadSafeResourceAdaptor::new(s2)));
 }
+
+#[test]
+fn failure_callback_catch_set_follows_retry_on() {
+    // An upstream failing every allocation with the error `fail(bytes)` makes.
+    fn failing(fail: fn(usize) -> Error) -> SharedResource {
+        Arc::new(CallbackMemoryResource::new(
+            Box::new(move |bytes, _| Err(fail(bytes))),
+            Box::new(|_, _, _| Ok(())),
+            0,
+        ))
+    }
+    let bad_alloc = failing(|requested| Error::BadAlloc {
+        requested,
+        resource: "test",
+        detail: "foo".into(),
+    });
+    let oom = failing(|requested| Error::OutOfMemory {
+        requested,
+        resource: "test",
+        device: 0,
+        detail: "foo".into(),
+    });
+    let invalid = failing(|_| Error::invalid("foo"));
+    // (upstream, retry_on, callback calls expected: one retry then no, or none)
+    let cases = [
+        (&bad_alloc, RetryOn::BadAlloc, 2),
+        (&oom, RetryOn::BadAlloc, 2),
+        (&invalid, RetryOn::BadAlloc, 0),
+        (&oom, RetryOn::OutOfMemory, 2),
+        (&bad_alloc, RetryOn::OutOfMemory, 0),
+        (&invalid, RetryOn::OutOfMemory, 0),
+    ];
+    for (up, retry_on, expected) in cases {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let c = calls.clone();
+        let cb: FailureCallback = Arc::new(move |_| c.fetch_add(1, Ordering::SeqCst) == 0);
+        let f = FailureCallbackResourceAdaptor::with_retry_on(up.clone(), cb, retry_on);
+        assert_eq!(f.retry_on(), retry_on);
+        let want = up.allocate(1 << 20, S).unwrap_err();
+        let got = f.allocate(1 << 20, S).unwrap_err();
+        assert_eq!(
+            std::mem::discriminant(&got),
+            std::mem::discriminant(&want),
+            "{retry_on:?}: the upstream's error comes back unchanged: {got}"
+        );
+        assert_eq!(
+            calls.load(Ordering::SeqCst),
+            expected,
+            "{retry_on:?}: {want}"
+        );
+    }
+    assert_eq!(
+        FailureCallbackResourceAdaptor::new(oom, Arc::new(|_| false)).retry_on(),
+        RetryOn::OutOfMemory
+    );
+}

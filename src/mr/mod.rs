@@ -67,7 +67,7 @@ pub use sam_headroom::SamHeadroomMemoryResource;
 pub use system::SystemMemoryResource;
 
 pub use aligned::{AlignedResourceAdaptor, DEFAULT_ALIGNMENT_THRESHOLD};
-pub use failure_callback::{FailureCallback, FailureCallbackResourceAdaptor};
+pub use failure_callback::{FailureCallback, FailureCallbackResourceAdaptor, RetryOn};
 pub use limiting::LimitingResourceAdaptor;
 pub use prefetch::PrefetchResourceAdaptor;
 pub use statistics::{Counter, StatisticsResourceAdaptor};

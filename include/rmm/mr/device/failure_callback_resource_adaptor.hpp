@@ -18,6 +18,7 @@
 #include <rmm/mr/device/per_device_resource.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <map>
@@ -35,17 +36,19 @@ namespace rmm::mr {
 using failure_callback_t = std::function<bool(std::size_t, void*)>;
 
 /**
- * @brief Resource adaptor that, when an allocation fails with rmm::out_of_memory, calls the
- * callback and retries the allocation for as long as it returns true.
+ * @brief Resource adaptor that, when an allocation fails with an @p ExceptionType, calls the
+ * callback and retries the allocation for as long as it returns true, then rethrows the last
+ * failure.
  *
- * Retries happen on out-of-memory only (the Rust core's out-of-memory error; other failures
- * pass through without a call), whatever @p ExceptionType names. A callback that throws
- * ends the retries: its exception propagates unchanged to the caller of allocate().
+ * The failures caught follow @p ExceptionType as a C++ catch clause would: rmm::out_of_memory
+ * (the default) catches out-of-memory only; rmm::bad_alloc, std::bad_alloc (or a base of
+ * them) also catch the other allocation failures (`RMM_STATUS_BAD_ALLOC`, e.g. an upstream
+ * throwing rmm::bad_alloc). Other failures pass through without a call. A callback that
+ * throws ends the retries: its exception propagates unchanged to the caller of allocate().
  * The upstream must outlive the adaptor. Not copyable or movable.
  *
  * @tparam Upstream Type of the upstream resource (a device_memory_resource)
- * @tparam ExceptionType The failure that triggers the callback (hipMM's parameter; kept for
- * source compatibility)
+ * @tparam ExceptionType The failure that triggers the callback
  */
 template <typename Upstream, typename ExceptionType = rmm::out_of_memory>
 class failure_callback_resource_adaptor final : private detail::upstream_handle_holder,
@@ -53,6 +56,10 @@ class failure_callback_resource_adaptor final : private detail::upstream_handle_
  public:
   /// @brief The exception type of hipMM's template parameter.
   using exception_type = ExceptionType;
+
+  /// @brief The creation flags matching ExceptionType: whether a catch of it takes bad_alloc.
+  static constexpr std::uint32_t retry_flags =
+    std::is_base_of_v<ExceptionType, rmm::bad_alloc> ? RMM_FAILURE_CALLBACK_RETRY_BAD_ALLOC : 0U;
 
   /**
    * @brief Creates the adaptor over @p upstream.
@@ -72,8 +79,8 @@ class failure_callback_resource_adaptor final : private detail::upstream_handle_
   {
     RMM_EXPECTS(static_cast<bool>(callback_), "failure callback must not be empty");
     rmm_resource_t out = nullptr;
-    rmm::detail::check(
-      rmm_failure_callback_adaptor_create(upstream_handle(), &trampoline, this, &out));
+    rmm::detail::check(rmm_failure_callback_adaptor_create_ex(
+      upstream_handle(), &trampoline, this, retry_flags, &out));
     static_cast<handle_resource&>(*this) = handle_resource{detail::adopt_handle, out};
   }
 
@@ -95,8 +102,8 @@ class failure_callback_resource_adaptor final : private detail::upstream_handle_
   {
     RMM_EXPECTS(static_cast<bool>(callback_), "failure callback must not be empty");
     rmm_resource_t out = nullptr;
-    rmm::detail::check(
-      rmm_failure_callback_adaptor_create(upstream_handle(), &trampoline, this, &out));
+    rmm::detail::check(rmm_failure_callback_adaptor_create_ex(
+      upstream_handle(), &trampoline, this, retry_flags, &out));
     static_cast<handle_resource&>(*this) = handle_resource{detail::adopt_handle, out};
   }
 
