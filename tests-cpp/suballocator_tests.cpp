@@ -6,6 +6,7 @@
 #include <rmm/mr/device/binning_memory_resource.hpp>
 #include <rmm/mr/device/cuda_memory_resource.hpp>
 #include <rmm/mr/device/fixed_size_memory_resource.hpp>
+#include <rmm/mr/device/limiting_resource_adaptor.hpp>
 #include <rmm/mr/device/pool_memory_resource.hpp>
 
 #include <gtest/gtest.h>
@@ -126,6 +127,42 @@ TEST(Pool, MaximumExceededThrowsOutOfMemoryNamingTheRequest)
   EXPECT_THROW((void)pool.allocate(request), rmm::bad_alloc);
   EXPECT_LE(pool.pool_size(), 2 * MiB);
   pool.deallocate(a, MiB);
+}
+
+// As RMM's PoolTest.ForceGrowth: a pool over a limiting adaptor of 6000 bytes grows by
+// max(request, pool size) without a maximum and by max(request, half the room left) with
+// one, halving on the upstream's out-of-memory. The allocations are leaked on purpose:
+// destroying the pool with them outstanding gives its chunks back cleanly.
+TEST(Pool, ForceGrowthOverALimitingAdaptor)
+{
+  using any_pool_mr = rmm::mr::pool_memory_resource<rmm::mr::device_memory_resource>;
+  using limiting_mr = rmm::mr::limiting_resource_adaptor<cuda_mr>;
+  cuda_mr cuda;
+  {
+    limiting_mr limiter{&cuda, 6000};
+    {
+      any_pool_mr mr{&limiter, 0};
+      EXPECT_NO_THROW((void)mr.allocate(1000));
+      EXPECT_NO_THROW((void)mr.allocate(4000));
+      EXPECT_NO_THROW((void)mr.allocate(500));
+      EXPECT_THROW((void)mr.allocate(2000), rmm::out_of_memory);
+    }
+    EXPECT_EQ(limiter.get_allocated_bytes(), 0U);
+  }
+  {
+    limiting_mr limiter{&cuda, 6000};
+    {
+      any_pool_mr mr{&limiter, 0, 8192};
+      EXPECT_NO_THROW((void)mr.allocate(1000));
+      EXPECT_THROW((void)mr.allocate(4000), rmm::out_of_memory);
+      EXPECT_NO_THROW((void)mr.allocate(500));
+      EXPECT_NO_THROW((void)mr.allocate(2000));
+      EXPECT_EQ(mr.pool_size(), 4096U);
+    }
+    EXPECT_EQ(limiter.get_allocated_bytes(), 0U);
+    void* p = limiter.allocate(5888);  // all of the limit (counted in 256-byte units)
+    limiter.deallocate(p, 5888);
+  }
 }
 
 TEST(Pool, NullUpstreamIsALogicError)

@@ -77,6 +77,24 @@ pub(crate) fn mapping_search(units: usize) -> (usize, usize) {
     }
 }
 
+/// The first size to try growing a pool of `pool_size` bytes by, for a request of `bytes`
+/// (aligned), or `None` when the request does not fit under `maximum` (RMM's
+/// `size_to_grow`): half the aligned room left, at least the request, with a maximum;
+/// the pool size (doubling it), at least the request, without.
+pub(crate) fn size_to_grow(
+    bytes: usize,
+    pool_size: usize,
+    maximum: Option<usize>,
+) -> Option<usize> {
+    match maximum {
+        Some(max) => {
+            let room = round_up(max.saturating_sub(pool_size))?;
+            (bytes <= room).then(|| bytes.max(round_up(room / 2).unwrap_or(room)).min(room))
+        }
+        None => Some(bytes.max(pool_size)),
+    }
+}
+
 /// Rounds `bytes` up to the allocation alignment; `None` on overflow.
 fn round_up(bytes: usize) -> Option<usize> {
     bytes.checked_add(ALIGN - 1).map(|b| b & !(ALIGN - 1))
@@ -826,14 +844,14 @@ impl PoolMemoryResource {
         Ok(inner.take(i, rounded, s))
     }
 
-    /// Grows the pool by at least `bytes` (RMM's rule: try max(bytes, pool size) bounded
-    /// by the maximum, halving down to `bytes` on upstream out-of-memory).
+    /// Grows the pool by at least `bytes` (already aligned), RMM's rule: with a maximum,
+    /// try max(`bytes`, half the room left), failing at once when `bytes` exceeds the room;
+    /// without one, try max(`bytes`, pool size). On upstream out-of-memory, halve the try
+    /// down to `bytes`.
     fn grow(&self, inner: &mut Inner, bytes: usize, stream: Stream, s: u32) -> Result<()> {
-        let room = self.maximum.map_or(usize::MAX, |m| m - inner.pool_size);
-        if bytes > room {
+        let Some(mut try_size) = size_to_grow(bytes, inner.pool_size, self.maximum) else {
             return Err(self.oom(inner, bytes, "maximum pool size exceeded"));
-        }
-        let mut try_size = bytes.max(inner.pool_size).min(room);
+        };
         loop {
             match self.add_chunk(inner, try_size, stream, s) {
                 Ok(()) => {

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::mr::CudaMemoryResource;
+use crate::mr::{CudaMemoryResource, LimitingResourceAdaptor};
 
 fn init() {
     static ONCE: std::sync::Once = std::sync::Once::new();
@@ -110,12 +110,25 @@ fn same_stream_reuse_returns_the_same_block() {
 
 #[test]
 fn grows_by_doubling_and_respects_the_maximum() {
-    let pool = PoolMemoryResource::new(cuda(), 0, Some(1 << 20)).unwrap();
-    assert_eq!(pool.pool_size(), 0);
+    // Without a maximum: by max(request, pool size), i.e. doubling.
+    let pool = PoolMemoryResource::new(cuda(), 0, None).unwrap();
     let a = pool.allocate(256 << 10, Stream::DEFAULT).unwrap();
     assert_eq!(pool.pool_size(), 256 << 10);
     let b = pool.allocate(1, Stream::DEFAULT).unwrap();
     assert_eq!(pool.pool_size(), 512 << 10, "doubled");
+    let c = pool.allocate(1 << 20, Stream::DEFAULT).unwrap();
+    assert_eq!(pool.pool_size(), (512 << 10) + (1 << 20), "by the request");
+    pool.deallocate(c, 1 << 20, Stream::DEFAULT).unwrap();
+    pool.deallocate(b, 1, Stream::DEFAULT).unwrap();
+    pool.deallocate(a, 256 << 10, Stream::DEFAULT).unwrap();
+
+    // With a maximum: by max(request, half the room left).
+    let pool = PoolMemoryResource::new(cuda(), 0, Some(1 << 20)).unwrap();
+    assert_eq!(pool.pool_size(), 0);
+    let a = pool.allocate(256 << 10, Stream::DEFAULT).unwrap();
+    assert_eq!(pool.pool_size(), 512 << 10, "half the room");
+    let b = pool.allocate(1, Stream::DEFAULT).unwrap();
+    assert_eq!(pool.pool_size(), 512 << 10, "fits in what is free");
     let err = pool.allocate(1 << 20, Stream::DEFAULT).unwrap_err();
     let msg = err.to_string();
     assert!(matches!(err, Error::OutOfMemory { requested, .. } if requested == 1 << 20));
@@ -254,4 +267,92 @@ fn ptr_map_matches_a_hash_map_through_growth_and_deletions() {
         assert_eq!(m.remove(k), Some(v));
     }
     assert!(m.is_empty());
+}
+
+#[test]
+fn size_to_grow_is_rmms_rule() {
+    const K: usize = 1024;
+    // Without a maximum: max(request, pool size).
+    assert_eq!(size_to_grow(K, 0, None), Some(K));
+    assert_eq!(size_to_grow(K, 4 * K, None), Some(4 * K));
+    assert_eq!(size_to_grow(8 * K, 4 * K, None), Some(8 * K));
+    // With one: max(request, room / 2), and nothing when the request exceeds the room.
+    assert_eq!(size_to_grow(K, 0, Some(8 * K)), Some(4 * K));
+    assert_eq!(size_to_grow(4 * K, 4 * K, Some(8 * K)), Some(4 * K));
+    assert_eq!(size_to_grow(256, 4 * K, Some(8 * K)), Some(2 * K));
+    assert_eq!(size_to_grow(5 * K, 4 * K, Some(8 * K)), None);
+    assert_eq!(size_to_grow(256, 8 * K, Some(8 * K)), None);
+    // Half the room is kept aligned: 768 bytes of room try 512, not 384.
+    assert_eq!(size_to_grow(256, 0, Some(768)), Some(512));
+}
+
+/// RMM's `PoolTest.ForceGrowth`: a pool over a limiting adaptor of 6000 bytes.
+#[test]
+fn force_growth_over_a_limiting_adaptor() {
+    let s = Stream::DEFAULT;
+    // Without a maximum: the upstream's out-of-memory halves the try down to the request.
+    let limiter: SharedResource =
+        Arc::new(LimitingResourceAdaptor::new(cuda(), 6000, 256).unwrap());
+    let pool = PoolMemoryResource::new(limiter.clone(), 0, None).unwrap();
+    let mut live = Vec::new();
+    for bytes in [1000, 4000, 500] {
+        live.push((pool.allocate(bytes, s).unwrap(), bytes));
+    }
+    let e = pool.allocate(2000, s).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::OutOfMemory {
+                requested: 2048,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    for (p, bytes) in live {
+        pool.deallocate(p, bytes, s).unwrap();
+    }
+
+    // With a maximum of 8192: grows by 4096 first, so the 4000-byte request would take the
+    // pool past the limiter and fails; later ones fit in what is free.
+    let limiter: SharedResource =
+        Arc::new(LimitingResourceAdaptor::new(cuda(), 6000, 256).unwrap());
+    let pool = PoolMemoryResource::new(limiter.clone(), 0, Some(8192)).unwrap();
+    let a = pool.allocate(1000, s).unwrap();
+    assert_eq!(pool.pool_size(), 4096);
+    let e = pool.allocate(4000, s).unwrap_err();
+    assert!(matches!(e, Error::OutOfMemory { .. }), "{e}");
+    let b = pool.allocate(500, s).unwrap();
+    let c = pool.allocate(2000, s).unwrap();
+    assert_eq!(pool.pool_size(), 4096);
+    for (p, bytes) in [(a, 1000), (b, 500), (c, 2000)] {
+        pool.deallocate(p, bytes, s).unwrap();
+    }
+}
+
+/// Dropping a pool with live allocations (RMM's tests leak some on purpose) gives every
+/// chunk back to the upstream and leaves the upstream usable.
+#[test]
+fn drop_with_live_allocations_frees_every_chunk() {
+    let s = Stream::DEFAULT;
+    let up = cuda();
+    let limiter = Arc::new(LimitingResourceAdaptor::new(up.clone(), 1 << 20, 256).unwrap());
+    let shared: SharedResource = limiter.clone();
+    {
+        let pool = PoolMemoryResource::new(shared.clone(), 0, None).unwrap();
+        for bytes in [1000, 4000, 500, 70_000, 3] {
+            let _leaked = pool.allocate(bytes, s).unwrap();
+        }
+        // One freed on another stream too, so chunks are split over streams.
+        let p = pool.allocate(100, s).unwrap();
+        pool.deallocate(p, 100, Stream::PER_THREAD).unwrap();
+        assert!(limiter.allocated_bytes() > 0);
+    }
+    assert_eq!(
+        limiter.allocated_bytes(),
+        0,
+        "every chunk went back upstream"
+    );
+    let p = limiter.allocate(1 << 20, s).unwrap();
+    limiter.deallocate(p, 1 << 20, s).unwrap();
 }
