@@ -7,6 +7,11 @@ missing=()
 for pkg in "${packages[@]}"; do
   if ! dpkg -s "$pkg" >/dev/null 2>&1; then missing+=("$pkg"); fi
 done
+# pip (scripts/setup-cccl.sh fetches CUDA's header wheels with it): Debian's, unless a
+# Python with pip is already first on PATH.
+if ! python3 -m pip --version >/dev/null 2>&1 && ! dpkg -s python3-pip >/dev/null 2>&1; then
+  missing+=(python3-pip)
+fi
 if ((${#missing[@]})); then
   if [[ $(id -u) -eq 0 ]]; then
     echo "setup: installing ${missing[*]}"
