@@ -194,11 +194,40 @@ TEST(Tracking, ListsExactlyOutstanding)
   auto const report = mr.get_outstanding_allocations_str();
   EXPECT_TRUE(contains(report, "Outstanding Allocations: 4")) << report;
   mr.log_outstanding_allocations();
-  EXPECT_THROW(mr.deallocate(ptrs[1], 7), rmm::logic_error);
-  EXPECT_EQ(mr.get_outstanding_allocations().size(), 4U);
-  for (std::size_t i : {1, 3, 4, 5}) { mr.deallocate(ptrs[i], (i + 1) * KiB); }
+  // A wrong size is logged and forwarded; the count uses the recorded size (as RMM).
+  EXPECT_NO_THROW(mr.deallocate(ptrs[1], 7));
+  EXPECT_EQ(mr.get_outstanding_allocations().size(), 3U);
+  EXPECT_EQ(mr.get_allocated_bytes(), (4 + 5 + 6) * KiB);
+  for (std::size_t i : {3, 4, 5}) { mr.deallocate(ptrs[i], (i + 1) * KiB); }
   EXPECT_EQ(mr.get_allocated_bytes(), 0U);
   EXPECT_TRUE(mr.get_outstanding_allocations().empty());
+}
+
+// As RMM's NegativeInnerTracking and DeallocWrongBytes: pointers an inner adaptor never saw
+// are still freed upstream, and wrong sizes are corrected in the count.
+TEST(Tracking, ForwardsUntrackedPointersAndWrongSizes)
+{
+  cuda_mr upstream;
+  stats_mr stats{&upstream};
+  rmm::mr::tracking_resource_adaptor<stats_mr> mr{&stats};
+  std::vector<void*> ptrs;
+  for (int i = 0; i < 3; ++i) { ptrs.push_back(mr.allocate(10 * MiB)); }
+  rmm::mr::tracking_resource_adaptor<rmm::mr::tracking_resource_adaptor<stats_mr>> inner{&mr};
+  for (int i = 0; i < 2; ++i) { ptrs.push_back(inner.allocate(10 * MiB)); }
+  EXPECT_EQ(mr.get_outstanding_allocations().size(), 5U);
+  EXPECT_EQ(inner.get_outstanding_allocations().size(), 2U);
+  for (void* p : ptrs) { EXPECT_NO_THROW(inner.deallocate(p, 10 * MiB)); }
+  EXPECT_EQ(inner.get_outstanding_allocations().size(), 0U);
+  EXPECT_EQ(mr.get_outstanding_allocations().size(), 0U);
+  EXPECT_EQ(mr.get_allocated_bytes(), 0U);
+  EXPECT_EQ(stats.get_bytes_counter().value, 0);
+
+  ptrs.clear();
+  for (int i = 0; i < 3; ++i) { ptrs.push_back(mr.allocate(10 * MiB)); }
+  for (void* p : ptrs) { EXPECT_NO_THROW(mr.deallocate(p, 5 * MiB)); }
+  EXPECT_EQ(mr.get_outstanding_allocations().size(), 0U);
+  EXPECT_EQ(mr.get_allocated_bytes(), 0U);
+  EXPECT_EQ(stats.get_allocations_counter().value, 0);
 }
 
 TEST(Tracking, CapturesStacks)

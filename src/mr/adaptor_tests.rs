@@ -279,16 +279,20 @@ fn tracking_lists_exactly_the_outstanding_set() {
         "{report}"
     );
     t.log_outstanding_allocations();
-    // Wrong size and foreign pointers change nothing.
-    assert!(matches!(
-        t.deallocate(live[0].0, 1, S),
-        Err(Error::InvalidArgument(_))
-    ));
+    // A wrong size is logged and forwarded; the count uses the recorded size (as RMM).
+    let (p0, _) = live.remove(0);
+    t.deallocate(p0, 1, S).unwrap();
+    assert_eq!(t.outstanding_count(), 4);
+    assert_eq!(
+        t.allocated_bytes(),
+        (7..=10).map(|i| i * 1000).sum::<usize>()
+    );
+    // A pointer the upstream does not know either: the upstream's error, nothing changes.
     assert!(matches!(
         t.deallocate(0x100 as *mut _, 1, S),
         Err(Error::InvalidArgument(_))
     ));
-    assert_eq!(t.outstanding_count(), 5);
+    assert_eq!(t.outstanding_count(), 4);
     for (p, b) in live {
         t.deallocate(p, b, S).unwrap();
     }
@@ -477,4 +481,43 @@ fn failure_callback_catch_set_follows_retry_on() {
         FailureCallbackResourceAdaptor::new(oom, Arc::new(|_| false)).retry_on(),
         RetryOn::OutOfMemory
     );
+}
+
+/// RMM's `NegativeInnerTracking` and `DeallocWrongBytes`: the tracking adaptor only
+/// observes. Pointers it never saw are freed upstream; wrong sizes go upstream as given.
+#[test]
+fn tracking_forwards_untracked_pointers_and_wrong_sizes() {
+    let stats = Arc::new(StatisticsResourceAdaptor::new(cuda()));
+    let outer = Arc::new(TrackingResourceAdaptor::new(stats.clone(), false));
+    let inner = TrackingResourceAdaptor::new(outer.clone(), false);
+    let mut ptrs: Vec<_> = (0..3)
+        .map(|_| outer.allocate(10 << 20, S).unwrap())
+        .collect();
+    ptrs.extend((0..2).map(|_| inner.allocate(10 << 20, S).unwrap()));
+    assert_eq!(outer.outstanding_count(), 5);
+    assert_eq!(inner.outstanding_count(), 2);
+    // All freed through the inner adaptor, which knows only two of them.
+    for &p in &ptrs {
+        inner.deallocate(p, 10 << 20, S).unwrap();
+    }
+    assert_eq!(inner.outstanding_count(), 0);
+    assert_eq!(inner.allocated_bytes(), 0);
+    assert_eq!(outer.outstanding_count(), 0);
+    assert_eq!(outer.allocated_bytes(), 0);
+    assert_eq!(
+        stats.bytes_counter().value,
+        0,
+        "everything reached the upstream"
+    );
+
+    // Wrong sizes: forwarded as given, counted with the recorded size.
+    let ptrs: Vec<_> = (0..3)
+        .map(|_| outer.allocate(10 << 20, S).unwrap())
+        .collect();
+    for &p in &ptrs {
+        outer.deallocate(p, 5 << 20, S).unwrap();
+    }
+    assert_eq!(outer.outstanding_count(), 0);
+    assert_eq!(outer.allocated_bytes(), 0);
+    assert_eq!(stats.allocations_counter().value, 0);
 }

@@ -24,8 +24,9 @@ pub struct AllocationInfo {
     pub stack: Option<String>,
 }
 
-/// Tracks the allocations outstanding through it. Freeing a pointer it did not allocate,
-/// or with another size, is reported as an invalid argument and changes nothing.
+/// Tracks the allocations outstanding through it. Like RMM's, it only observes: freeing a
+/// pointer it did not allocate, or with another size, is logged as an error and forwarded
+/// to the upstream with the size given; its byte count uses the size it recorded.
 pub struct TrackingResourceAdaptor {
     upstream: SharedResource,
     capture_stacks: bool,
@@ -145,40 +146,40 @@ impl DeviceMemoryResource for TrackingResourceAdaptor {
         Ok(p)
     }
 
+    /// As RMM, an observer: a pointer it does not know (allocated through the upstream
+    /// directly, say) is logged as an error and still freed upstream; a wrong size is
+    /// logged, passed upstream as given, and the byte count is corrected with the recorded
+    /// size. Only an upstream failure is an error (and then nothing changes here).
     fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
         if ptr.is_null() {
             return Ok(());
         }
-        let info = {
-            let mut map = self.outstanding.lock();
-            match map.get(&(ptr as usize)) {
-                None => {
-                    return Err(Error::invalid(format!(
-                        "{NAME}: cannot free {ptr:p} ({bytes} bytes): it is not an outstanding \
-                         allocation of this adaptor"
-                    )))
-                }
-                Some(i) if i.size != bytes => {
-                    return Err(Error::invalid(format!(
-                        "{NAME}: {ptr:p} was allocated with {} bytes, not the {bytes} being freed",
-                        i.size
-                    )))
-                }
-                Some(_) => map.remove(&(ptr as usize)),
+        // Forget it before the upstream frees it, so that a concurrent allocation handed
+        // the same address cannot be forgotten instead.
+        let info = self.outstanding.lock().remove(&(ptr as usize));
+        if let Err(e) = self.upstream.deallocate(ptr, bytes, stream) {
+            if let Some(info) = info {
+                self.outstanding.lock().insert(ptr as usize, info);
             }
-        };
-        match self.upstream.deallocate(ptr, bytes, stream) {
-            Ok(()) => {
-                self.allocated.fetch_sub(bytes, Ordering::AcqRel);
-                Ok(())
-            }
-            Err(e) => {
-                if let Some(info) = info {
-                    self.outstanding.lock().insert(ptr as usize, info);
+            return Err(e);
+        }
+        match info {
+            None => log::error!(
+                "{NAME}: deallocating a pointer that was not tracked: {ptr:p} ({bytes} bytes),                  {} allocations outstanding; freed upstream anyway",
+                self.outstanding_count()
+            ),
+            Some(info) => {
+                if info.size != bytes {
+                    log::error!(
+                        "{NAME}: {ptr:p} was allocated with {} bytes but deallocated with                          {bytes}; freed upstream with {bytes}, counted as {}",
+                        info.size,
+                        info.size
+                    );
                 }
-                Err(e)
+                self.allocated.fetch_sub(info.size, Ordering::AcqRel);
             }
         }
+        Ok(())
     }
 
     /// Equal to itself, and to another tracking adaptor over an equal upstream (as RMM).

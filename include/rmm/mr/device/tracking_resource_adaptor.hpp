@@ -35,8 +35,10 @@ namespace rmm::mr {
  * @brief Resource adaptor that records every allocation outstanding through it (its size,
  * and with `capture_stacks` the stack trace that made it), to find leaks.
  *
- * Freeing a pointer it did not allocate, or with another size, throws rmm::logic_error and
- * changes nothing. The upstream must outlive the adaptor. Not copyable or movable.
+ * As hipMM's, it only observes: freeing a pointer it did not allocate (one allocated through
+ * the upstream directly) logs an error and still frees it upstream; freeing with another size
+ * logs an error, frees upstream with the size given and corrects the byte count with the
+ * recorded size. The upstream must outlive the adaptor. Not copyable or movable.
  *
  * @tparam Upstream Type of the upstream resource (a device_memory_resource)
  */
