@@ -4,10 +4,13 @@
 //! * Through the C ABI (`rmm_stream_destroy`), every live resource forgets the stream
 //!   first: the reproduction of the C++ bug report (`rmm::cuda_stream` round trips on a
 //!   pool) for each resource.
-//! * Streams destroyed behind the library's back (the runtime's own destroy): the next
-//!   allocation that finds the dead handle synchronizes the device instead of failing.
-//! * A randomized loop mixing many streams created and destroyed (both ways) between
-//!   allocations, checking that live blocks never overlap and that everything comes back.
+//! * Tracked streams destroyed behind the library's back (the runtime's own destroy): the
+//!   next allocation that finds the dead handle synchronizes the device instead of failing.
+//!   (Foreign streams, never announced, are never touched after their frees:
+//!   `tests/foreign_streams.rs`.)
+//! * A randomized loop mixing many streams, tracked and foreign, created and destroyed
+//!   (both ways) between allocations, checking that live blocks never overlap and that
+//!   everything comes back.
 //!
 //! Runs on the host runtime unless `RMM_RUNTIME` says otherwise.
 
@@ -183,12 +186,15 @@ fn dead_handles_are_detected() -> bool {
     rt().kind() == RuntimeKind::Host
 }
 
-/// Allocates and frees on a stream, then destroys it with the runtime's own call (not
-/// through rmm), then allocates on a fresh stream: the dead handle must not fail it.
+/// Allocates and frees on a stream announced as tracked (as if made by
+/// `rmm_stream_create`), then destroys it with the runtime's own call (not through rmm),
+/// then allocates on a fresh stream: the dead handle must not fail it. (A stream never
+/// announced is foreign and never touched after its frees: `tests/foreign_streams.rs`.)
 fn direct_destroy_round_trips(mr: &dyn DeviceMemoryResource, bytes: usize, rounds: usize) {
     let rt = rt();
     for round in 0..rounds {
         let s = rt.stream_create(Default::default()).unwrap();
+        rmm::mr::stream_created(s).unwrap();
         let p = mr
             .allocate(bytes, s)
             .unwrap_or_else(|e| panic!("{} round {round}: {e}", mr.name()));
@@ -202,10 +208,11 @@ fn direct_destroy_round_trips(mr: &dyn DeviceMemoryResource, bytes: usize, round
 }
 
 #[test]
-fn streams_destroyed_behind_our_back_fall_back_to_device_synchronization() {
+fn tracked_streams_destroyed_behind_our_back_fall_back_to_device_synchronization() {
     if !dead_handles_are_detected() {
         return;
     }
+    let fallbacks = rmm::mr::dead_stream_fallbacks();
     let pool = PoolMemoryResource::new(cuda(), 0, None).unwrap();
     direct_destroy_round_trips(&pool, 1000, 4);
     assert_eq!(pool.pool_size(), 1024, "the dead stream's block was reused");
@@ -223,6 +230,7 @@ fn streams_destroyed_behind_our_back_fall_back_to_device_synchronization() {
     let arena = ArenaMemoryResource::new(cuda(), Some(1 << 20), false).unwrap();
     direct_destroy_round_trips(&arena, 1000, 4);
     assert_eq!(arena.bytes_free(), 1 << 20);
+    assert!(rmm::mr::dead_stream_fallbacks() > fallbacks);
 }
 
 #[test]
@@ -300,7 +308,12 @@ fn churn(mr: &dyn DeviceMemoryResource, seed: u64, max_bytes: usize, direct_dest
     for step in 0..600 {
         match rng.below(10) {
             0 if streams.len() < 6 => {
-                streams.push(rt.stream_create(Default::default()).unwrap());
+                let s = rt.stream_create(Default::default()).unwrap();
+                if rng.below(2) == 0 {
+                    // Tracked, as if made by `rmm_stream_create`; the others are foreign.
+                    rmm::mr::stream_created(s).unwrap();
+                }
+                streams.push(s);
             }
             1 if !streams.is_empty() => {
                 let s = streams.swap_remove(rng.below(streams.len()));

@@ -681,6 +681,22 @@ pub(crate) fn stream_created(
     }
 }
 
+/// Tracks a stream the program created (any flags): its destruction comes through our
+/// `cudaStreamDestroy`/`hipStreamDestroy`, so rmm's pools may record its events lazily
+/// (no runtime call per free; see `rmm::mr::stream_created`).
+pub(crate) fn stream_tracked(stream: usize) {
+    // A forked child forwards everything and must not touch its parent's runtime state.
+    if FORKED.load(Relaxed) || rmm::runtime::process_is_exiting() {
+        return;
+    }
+    let Some(_busy) = BusyGuard::enter() else {
+        return;
+    };
+    if let Err(e) = rmm::mr::stream_created(Stream(stream)) {
+        eprintln!("rmm_preload: our resources could not forget a stale stream {stream:#x}: {e}");
+    }
+}
+
 /// Forgets a stream the program destroys (before the real destroy runs): the deferred
 /// lists stop recording events on it, and our pools (which keep per-stream free lists for
 /// `cudaMallocAsync`/`cudaFreeAsync` streams) order their reuse of its memory after an event

@@ -98,6 +98,7 @@ type MallocAsyncFn = unsafe extern "C" fn(*mut *mut c_void, usize, *mut c_void) 
 type FreeFn = unsafe extern "C" fn(*mut c_void) -> i32;
 type FreeAsyncFn = unsafe extern "C" fn(*mut c_void, *mut c_void) -> i32;
 type MemInfoFn = unsafe extern "C" fn(*mut usize, *mut usize) -> i32;
+type StreamCreateFn = unsafe extern "C" fn(*mut *mut c_void) -> i32;
 type StreamCreateFlagsFn = unsafe extern "C" fn(*mut *mut c_void, u32) -> i32;
 type StreamCreatePriorityFn = unsafe extern "C" fn(*mut *mut c_void, u32, i32) -> i32;
 type StreamDestroyFn = unsafe extern "C" fn(*mut c_void) -> i32;
@@ -142,9 +143,11 @@ reals! {
     HIP_EXT_MALLOC_WITH_FLAGS = c"hipExtMallocWithFlags";
     HIP_MALLOC_MANAGED = c"hipMallocManaged";
     HIP_MEM_GET_INFO = c"hipMemGetInfo";
+    CUDA_STREAM_CREATE = c"cudaStreamCreate";
     CUDA_STREAM_CREATE_WITH_FLAGS = c"cudaStreamCreateWithFlags";
     CUDA_STREAM_CREATE_WITH_PRIORITY = c"cudaStreamCreateWithPriority";
     CUDA_STREAM_DESTROY = c"cudaStreamDestroy";
+    HIP_STREAM_CREATE = c"hipStreamCreate";
     HIP_STREAM_CREATE_WITH_FLAGS = c"hipStreamCreateWithFlags";
     HIP_STREAM_CREATE_WITH_PRIORITY = c"hipStreamCreateWithPriority";
     HIP_STREAM_DESTROY = c"hipStreamDestroy";
@@ -468,8 +471,10 @@ pub unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usize) -> i
     unsafe { mem_get_info_entry(Family::Hip, &HIP_MEM_GET_INFO, free, total) }
 }
 
-/// After a successful stream creation: remembers non-blocking streams, which the legacy
-/// default stream does not wait for, so that deferred frees also wait for them.
+/// After a successful stream creation: every stream is tracked by rmm (its destruction
+/// comes through our `*StreamDestroy`, so rmm's resources record its events lazily, with
+/// no runtime call per free), and non-blocking streams, which the legacy default stream
+/// does not wait for, are remembered so that deferred frees also wait for them.
 ///
 /// # Safety
 /// `stream` is the caller's out-pointer, which the real function just wrote on success.
@@ -480,10 +485,13 @@ unsafe fn stream_entry(
     flags: u32,
     code: i32,
 ) -> i32 {
-    if code == SUCCESS && !stream.is_null() && flags & NON_BLOCKING != 0 {
+    if code == SUCCESS && !stream.is_null() {
         // SAFETY: the real function succeeded, so it wrote a stream through `stream`.
         let s = unsafe { *stream } as usize;
-        let _ = catch_unwind(|| engine::stream_created(family, || real.library(), s));
+        let _ = catch_unwind(|| engine::stream_tracked(s));
+        if flags & NON_BLOCKING != 0 {
+            let _ = catch_unwind(|| engine::stream_created(family, || real.library(), s));
+        }
     }
     code
 }
@@ -493,9 +501,21 @@ unsafe fn stream_entry(
 /// stream, then forwards.
 macro_rules! stream_entry_points {
     ($family:expr, $contract:literal,
+     $create:ident = $real_create:ident,
      $create_flags:ident = $real_flags:ident,
      $create_priority:ident = $real_priority:ident,
      $destroy:ident = $real_destroy:ident) => {
+        #[doc = concat!("Interposed `", stringify!($create), "`: forwarded; the stream is tracked.")]
+        ///
+        /// # Safety
+        #[doc = $contract]
+        #[no_mangle]
+        pub unsafe extern "C" fn $create(stream: *mut *mut c_void) -> i32 {
+            let code = forward!($real_create, StreamCreateFn, stream);
+            // SAFETY: forwards the caller's contract.
+            unsafe { stream_entry($family, &$real_create, stream, 0, code) }
+        }
+
         #[doc = concat!("Interposed `", stringify!($create_flags), "`: forwarded; non-blocking streams are remembered.")]
         ///
         /// # Safety
@@ -537,6 +557,7 @@ macro_rules! stream_entry_points {
 stream_entry_points!(
     Family::Cuda,
     "The CUDA runtime's contract.",
+    cudaStreamCreate = CUDA_STREAM_CREATE,
     cudaStreamCreateWithFlags = CUDA_STREAM_CREATE_WITH_FLAGS,
     cudaStreamCreateWithPriority = CUDA_STREAM_CREATE_WITH_PRIORITY,
     cudaStreamDestroy = CUDA_STREAM_DESTROY
@@ -544,6 +565,7 @@ stream_entry_points!(
 stream_entry_points!(
     Family::Hip,
     "The HIP runtime's contract.",
+    hipStreamCreate = HIP_STREAM_CREATE,
     hipStreamCreateWithFlags = HIP_STREAM_CREATE_WITH_FLAGS,
     hipStreamCreateWithPriority = HIP_STREAM_CREATE_WITH_PRIORITY,
     hipStreamDestroy = HIP_STREAM_DESTROY

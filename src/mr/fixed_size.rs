@@ -1,7 +1,8 @@
 //! `fixed_size_memory_resource`: constant-time allocation of blocks of one size.
 //!
 //! Each stream has a stack of free block addresses; allocate pops, deallocate pushes, both
-//! O(1) with no runtime call. When a stream's stack is empty the resource takes another
+//! O(1) with no runtime call (a free on a foreign stream records its event: see
+//! [`super::stream_ordered`]). When a stream's stack is empty the resource takes another
 //! stream's free blocks (event recorded there, waited on here: see
 //! [`super::stream_ordered`]) or grows by `blocks_to_preallocate` blocks in one upstream
 //! allocation. Live blocks are kept in a hash set whose capacity always covers every
@@ -303,7 +304,11 @@ impl DeviceMemoryResource for FixedSizeMemoryResource {
                     inner.streams.order_after(s, t)?;
                     inner.move_blocks(t, s);
                 }
-                None => self.grow(&mut inner, bytes, stream, s)?,
+                None => {
+                    self.grow(&mut inner, bytes, stream, s)?;
+                    // The new blocks may be ordered on `stream` by the upstream.
+                    inner.streams.refresh(s);
+                }
             }
         }
         let addr = inner.stacks[s as usize]
@@ -335,6 +340,8 @@ impl DeviceMemoryResource for FixedSizeMemoryResource {
         let s = inner.slot(stream);
         inner.stacks[s as usize].push(ptr as usize);
         inner.free_blocks += 1;
+        // A foreign stream's event is recorded now; nothing for a tracked stream.
+        inner.streams.refresh(s);
         Ok(())
     }
 

@@ -71,7 +71,7 @@ pub use failure_callback::{FailureCallback, FailureCallbackResourceAdaptor, Retr
 pub use limiting::LimitingResourceAdaptor;
 pub use prefetch::PrefetchResourceAdaptor;
 pub use statistics::{Counter, StatisticsResourceAdaptor};
-pub use stream_lifetime::stream_destroyed;
+pub use stream_lifetime::{dead_stream_fallbacks, stream_created, stream_destroyed};
 pub use thread_safe::ThreadSafeResourceAdaptor;
 pub use tracking::{AllocationInfo, TrackingResourceAdaptor};
 

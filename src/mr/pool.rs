@@ -21,9 +21,11 @@
 //!   in use by work enqueued there, so they merge only once moved to the same stream).
 //!
 //! Stream ordering follows [`super::stream_ordered`]: same-stream reuse makes no runtime
-//! call; taking memory freed on another stream records an event there and waits on it.
+//! call; taking memory freed on another stream records an event there and waits on it
+//! (on a foreign stream, the event is recorded at each free instead, and waited on later).
 //! The per-stream state sits behind its own `Arc` so that [`super::stream_lifetime`] can
-//! make the pool forget a stream that is being destroyed (see "Destroyed streams" there).
+//! make the pool forget a stream that is being destroyed (see "Tracked and foreign
+//! streams" there).
 
 use std::any::Any;
 use std::ffi::c_void;
@@ -695,7 +697,12 @@ impl PoolMemoryResource {
             if !all_free {
                 continue;
             }
-            let s0 = inner.blocks[first as usize].stream;
+            let mut s0 = inner.blocks[first as usize].stream;
+            if inner.streams.is_foreign(s0) {
+                // A foreign stream may be gone: free on the default stream, ordered after
+                // the foreign stream's last free (its recorded event) like every other.
+                s0 = inner.slot(Stream::DEFAULT);
+            }
             let mut i = first;
             while i != NIL {
                 let b = inner.blocks[i as usize];
@@ -838,6 +845,8 @@ impl PoolMemoryResource {
         // Slow path 3: grow (every other stream's free memory is already here, or could
         // not have made a fitting block).
         self.grow(inner, rounded, stream, s)?;
+        // The new chunk may be ordered on `stream` by the upstream: cover it.
+        inner.streams.refresh(s);
         let i = inner
             .find(s, rounded)
             .expect("the pool just grew by at least the request");
@@ -924,6 +933,8 @@ impl DeviceMemoryResource for PoolMemoryResource {
         }
         let s = inner.slot(stream);
         inner.free_insert(i, s);
+        // A foreign stream's event is recorded now; nothing for a tracked stream.
+        inner.streams.refresh(s);
         Ok(())
     }
 

@@ -10,7 +10,16 @@
 //! `hipStreamDestroy`, before the runtime destroys the stream) makes every live one forget
 //! the stream. Nothing here is on an allocate/deallocate path: registration happens once
 //! per resource, the walk once per destroyed stream.
+//!
+//! It also keeps the process-wide set of **tracked** streams: the streams whose destruction
+//! the library is told about (created by `rmm_stream_create` or seen created by the
+//! interposer, see [`stream_created`]; the default streams are always tracked). Lazy event
+//! recording is only safe on those; every other (**foreign**) stream gets its event recorded
+//! at each free instead ([`super::stream_ordered`], "Tracked and foreign streams").
+//! Resources look a stream up here once, when they first see it, never per operation.
 
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
@@ -29,6 +38,48 @@ pub(crate) trait StreamState: Send + Sync {
 /// The registered states; dead entries are pruned on each registration and walk.
 static LIVE: Mutex<Vec<Weak<dyn StreamState>>> = Mutex::new(Vec::new());
 
+/// Raw handles of the live tracked streams (the default streams are implied).
+static TRACKED: Mutex<BTreeSet<usize>> = Mutex::new(BTreeSet::new());
+
+/// Times a resource found a stream destroyed behind its back and synchronized the device
+/// (or an event) instead: see [`dead_stream_fallbacks`].
+static FALLBACKS: AtomicU64 = AtomicU64::new(0);
+
+/// Whether `stream` is tracked: a default stream, or created through the library (or seen
+/// created by the interposer) and not destroyed since. One lock and a set lookup: called
+/// when a resource first sees a stream, not per operation.
+pub(crate) fn is_tracked(stream: Stream) -> bool {
+    stream.is_default() || stream.is_per_thread_default() || TRACKED.lock().contains(&stream.0)
+}
+
+/// Counts one dead-stream fallback (see [`dead_stream_fallbacks`]).
+pub(crate) fn count_fallback() {
+    FALLBACKS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// How many times, in this process, a stream-ordered resource found that a stream it was
+/// about to record an event on (or wait on) had been destroyed, and synchronized on the
+/// host instead. Streams destroyed through the library are forgotten first and foreign
+/// streams are never touched after their frees, so this stays 0 unless a tracked stream
+/// is destroyed behind the library's back. For tests and diagnostics.
+pub fn dead_stream_fallbacks() -> u64 {
+    FALLBACKS.load(Ordering::Relaxed)
+}
+
+/// Tells the library that `stream` was just created and that its destruction will be
+/// announced with [`stream_destroyed`] (before the runtime destroys it): resources may
+/// then record events on it lazily, with no runtime call per free. `rmm_stream_create` and
+/// the interposer's stream creation functions call this. Resources that still remember a
+/// foreign stream with the same handle value (one destroyed behind the library's back, whose
+/// handle the runtime reused) forget it; that touches no stream but the default stream.
+pub fn stream_created(stream: Stream) -> Result<()> {
+    if stream.is_default() || stream.is_per_thread_default() {
+        return Ok(());
+    }
+    TRACKED.lock().insert(stream.0);
+    forget_everywhere(stream)
+}
+
 /// Registers a resource's per-stream state (once, when the resource is created).
 pub(crate) fn register(state: Weak<dyn StreamState>) {
     let mut live = LIVE.lock();
@@ -46,6 +97,15 @@ pub fn stream_destroyed(stream: Stream) -> Result<()> {
     if stream.is_default() || stream.is_per_thread_default() {
         return Ok(());
     }
+    let result = forget_everywhere(stream);
+    // After the walk: a resource that sees the handle again from now on (a new stream
+    // reusing it) classifies it afresh.
+    TRACKED.lock().remove(&stream.0);
+    result
+}
+
+/// Makes every live resource forget `stream`; the first failure is returned.
+fn forget_everywhere(stream: Stream) -> Result<()> {
     let live: Vec<Arc<dyn StreamState>> = {
         let mut live = LIVE.lock();
         live.retain(|w| w.strong_count() > 0);

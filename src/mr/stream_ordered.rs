@@ -19,26 +19,44 @@
 //!   own thread, so taking memory freed on *another* thread's per-thread stream
 //!   synchronizes the device instead (slow path only, documented cost).
 //!
-//! # Destroyed streams
-//! A resource records events on a stream T only while T's free list holds blocks, and it
-//! does so lazily (in a later allocation on another stream), so T must not be a dead
-//! handle by then. Every resource with per-stream state registers itself with
-//! [`super::stream_lifetime`]; destroying a stream through the library
-//! (`rmm_stream_destroy`, which `rmm::cuda_stream` and `rmm::cuda_stream_pool` use, or
-//! the interposer's `cudaStreamDestroy`/`hipStreamDestroy`) first makes each of them
-//! *forget* it: T's event is recorded while T is still alive, the default stream waits on
-//! it (no host synchronization), T's free blocks move to the default stream's list and
-//! T's slot is recycled for the next new stream. Rust code that destroys streams itself
-//! calls [`super::stream_destroyed`] (or a resource's `forget_stream`) first.
+//! # Tracked and foreign streams
+//! Recording T's event lazily is only safe while T is alive, and a program may destroy T
+//! at any time after its last free. So each stream slot is classified once, when the
+//! resource first sees the stream (a lookup in [`super::stream_lifetime`]'s registry, not
+//! per operation):
 //!
-//! A stream destroyed behind the library's back (user code calling `cudaStreamDestroy`
-//! directly) is detected only if the runtime then refuses to record an event on it with an
-//! invalid-handle error: the resource then synchronizes the device instead (the blocks'
-//! work is complete after that) and moves *all* of that stream's free blocks, so the
-//! allocation still succeeds. On CUDA and HIP a destroyed handle is undefined behaviour to
-//! use and may even name a new stream (the event would then capture the wrong stream's
-//! work), so such programs should still destroy streams through rmm or call
-//! [`super::stream_destroyed`] first.
+//! * **Tracked** streams are those whose destruction the library is told about: the
+//!   legacy and per-thread default streams (never destroyed), streams created by
+//!   `rmm_stream_create` (which `rmm::cuda_stream` and `rmm::cuda_stream_pool` use) and
+//!   streams the LD_PRELOAD interposer saw created (`cudaStreamCreate*`,
+//!   `hipStreamCreate*`). Their events are recorded lazily as above: a free makes no
+//!   runtime call. Destroying one through the library (`rmm_stream_destroy`, the
+//!   interposer's `cudaStreamDestroy`/`hipStreamDestroy`, or [`super::stream_destroyed`]
+//!   from Rust) first makes every resource *forget* it, while it is still alive: T's event
+//!   is recorded, the default stream waits on it (no host synchronization), T's free blocks
+//!   move to the default stream's list and T's slot is recycled. Rust code that creates
+//!   streams with the runtime directly may announce them with [`super::stream_created`].
+//! * **Foreign** streams are all others (created by the user, CuPy, PyTorch, ... with the
+//!   runtime directly), whose destruction the library never hears about. For them a
+//!   resource records the slot's event at every free on the stream (one event per slot,
+//!   re-recorded each time, as RMM does), and again after every operation on the stream
+//!   that adds memory to its list (taking another stream's memory, growing), so the event
+//!   always covers everything on the list. A later take by another stream waits on that
+//!   event and never touches the foreign stream again, so a foreign stream may be destroyed
+//!   with the runtime's own call at any time after its last use (RMM's `DeletedStream`
+//!   test). The cost is one event record per free on a foreign stream.
+//!
+//! A slot is re-classified whenever it is (re)assigned to a stream: a tracked stream
+//! destroyed through the library has its slot recycled, so a later foreign stream that
+//! gets the same handle value is classified afresh; and [`super::stream_created`] makes
+//! resources forget a foreign stream whose handle a new tracked stream reuses (forgetting a
+//! foreign stream only waits on its last recorded event).
+//!
+//! Only a tracked stream destroyed behind the library's back remains a hazard: if the
+//! runtime then refuses to record an event on it with an invalid-handle error, the
+//! resource synchronizes the device instead (counted by
+//! [`super::dead_stream_fallbacks`]); on CUDA and HIP using a destroyed handle is undefined
+//! behaviour, so such programs must destroy library-created streams through the library.
 
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -125,8 +143,12 @@ pub(crate) struct StreamSlot {
     pub stream: Stream,
     /// The key this slot was created for.
     pub key: StreamKey,
-    /// Created on the first cross-stream take from this stream.
+    /// Created on the first cross-stream take from this stream (tracked), or on the first
+    /// free on it (foreign).
     event: Option<Event>,
+    /// Not tracked (see the module docs): the event is recorded at each free on the stream
+    /// and the stream is never touched by another stream's operation.
+    foreign: bool,
 }
 
 /// The streams a resource has seen, each with a dense index (`u32`) that the resource uses
@@ -201,12 +223,15 @@ impl StreamRegistry {
         } else {
             stream
         };
+        // Classified once per slot assignment, never per operation.
+        let foreign = !super::stream_lifetime::is_tracked(stream);
         let (i, new) = match self.recycled.pop() {
             Some(i) => {
                 // Keep the event (events are not tied to a stream).
                 let slot = &mut self.slots[i as usize];
                 slot.stream = stream;
                 slot.key = key;
+                slot.foreign = foreign;
                 (i, false)
             }
             None => {
@@ -214,6 +239,7 @@ impl StreamRegistry {
                     stream,
                     key,
                     event: None,
+                    foreign,
                 });
                 (self.slots.len() as u32 - 1, true)
             }
@@ -236,14 +262,70 @@ impl StreamRegistry {
         &self.slots[i as usize]
     }
 
+    /// Whether slot `i`'s stream is foreign (see the module docs).
+    pub fn is_foreign(&self, i: u32) -> bool {
+        self.slots[i as usize].foreign
+    }
+
+    /// Call after memory was put on slot `s`'s free list by an operation on its stream (a
+    /// free, a growth): for a foreign stream, records the slot's event now, while the
+    /// stream is certainly alive, so that it covers everything on the list. Nothing for a
+    /// tracked stream (no runtime call, no lock, no allocation).
+    #[inline(always)]
+    pub fn refresh(&mut self, s: u32) {
+        if self.slots[s as usize].foreign {
+            self.record_foreign(s);
+        }
+    }
+
+    /// Records foreign slot `s`'s event on its stream. A failure is logged and leaves the
+    /// slot without an event, so a later take from it synchronizes the device instead of
+    /// trusting a stale record (the free itself has succeeded).
+    #[inline(never)]
+    fn record_foreign(&mut self, s: u32) {
+        let rt = self.rt;
+        let slot = &mut self.slots[s as usize];
+        let event = match slot.event {
+            Some(e) => e,
+            None => match rt.event_create() {
+                Ok(e) => {
+                    slot.event = Some(e);
+                    e
+                }
+                Err(e) => {
+                    log::warn!(
+                        "cannot create an event for stream {:#x}: {e}",
+                        slot.stream.0
+                    );
+                    return;
+                }
+            },
+        };
+        if let Err(e) = rt.event_record(event, slot.stream) {
+            log::warn!(
+                "cannot record an event on stream {:#x} after a free: {e}; a later take of \
+                 its memory by another stream synchronizes the device",
+                slot.stream.0
+            );
+            slot.event = None;
+            let _ = rt.event_destroy(event);
+        }
+    }
+
     /// Orders all work enqueued from now on on slot `waiter` after everything already
     /// enqueued on slot `source`: records `source`'s event and makes `waiter` wait on it.
     /// Memory freed on `source` is then safe to use on `waiter`.
     ///
+    /// A foreign `source` is not touched: its event was recorded at its last free (see
+    /// [`refresh`](Self::refresh)). A foreign `waiter` (the stream of the calling
+    /// operation, so alive) gets its own event re-recorded after the wait, so that it
+    /// covers the memory it is about to receive.
+    ///
     /// Returns `true` when the device was synchronized instead (another thread's
-    /// per-thread stream, or a `source` stream destroyed behind the library's back: see
-    /// the module docs): then *all* of `source`'s free memory is safe to use anywhere, and
-    /// the caller should move all of it (so a dead stream is not synchronized for again).
+    /// per-thread stream, a foreign stream whose last record failed, or a tracked `source`
+    /// stream destroyed behind the library's back: see the module docs): then *all* of
+    /// `source`'s free memory is safe to use anywhere, and the caller should move all of it
+    /// (so a dead stream is not synchronized for again).
     pub fn order_after(&mut self, waiter: u32, source: u32) -> Result<bool> {
         if waiter == source {
             return Ok(false);
@@ -254,36 +336,54 @@ impl StreamRegistry {
             return self.synchronize_device();
         }
         let src_stream = src.stream;
-        let event = match self.slots[source as usize].event {
-            Some(e) => e,
-            None => {
-                let e = self
-                    .rt
-                    .event_create()
-                    .map_err(|e| Error::runtime(self.device, e))?;
-                self.slots[source as usize].event = Some(e);
-                e
+        let event = if src.foreign {
+            // Recorded at the stream's last free: never touch a foreign stream here.
+            match src.event {
+                Some(e) => e,
+                None => return self.synchronize_device(),
             }
-        };
-        let wait_stream = self.slots[waiter as usize].stream;
-        match self.rt.event_record(event, src_stream) {
-            Ok(()) => {}
-            // The stream was destroyed without telling us: its work is done once the
-            // device is idle.
-            Err(e) if e.kind == RuntimeErrorKind::InvalidHandle => {
-                log::debug!(
-                    "stream {:#x} is gone (event record failed: {e}); synchronizing device {}",
-                    src_stream.0,
-                    self.device
-                );
+        } else {
+            let e = match src.event {
+                Some(e) => e,
+                None => {
+                    let e = self
+                        .rt
+                        .event_create()
+                        .map_err(|e| Error::runtime(self.device, e))?;
+                    self.slots[source as usize].event = Some(e);
+                    e
+                }
+            };
+            if !self.record_tracked(e, src_stream)? {
                 return self.synchronize_device();
             }
-            Err(e) => return Err(Error::runtime(self.device, e)),
-        }
+            e
+        };
+        let wait_stream = self.slots[waiter as usize].stream;
         self.rt
             .stream_wait_event(wait_stream, event)
             .map_err(|e| Error::runtime(self.device, e))?;
+        self.refresh(waiter);
         Ok(false)
+    }
+
+    /// Records `event` on the tracked stream `stream`; `false` when the runtime says the
+    /// handle is gone (destroyed behind the library's back: the caller synchronizes the
+    /// device instead).
+    fn record_tracked(&self, event: Event, stream: Stream) -> Result<bool> {
+        match self.rt.event_record(event, stream) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind == RuntimeErrorKind::InvalidHandle => {
+                log::debug!(
+                    "stream {:#x} is gone (event record failed: {e}); synchronizing device {}",
+                    stream.0,
+                    self.device
+                );
+                super::stream_lifetime::count_fallback();
+                Ok(false)
+            }
+            Err(e) => Err(Error::runtime(self.device, e)),
+        }
     }
 
     fn synchronize_device(&self) -> Result<bool> {

@@ -72,10 +72,23 @@
 //! the arena serves no more allocations (a new stream that reuses the handle gets a new
 //! arena) and, like a retired thread arena, gives each superblock back once its last block
 //! is freed. Release events still pending from the dying stream are no longer matched to
-//! its handle, so a new stream reusing the handle waits on them too. An arena whose stream
-//! was destroyed behind the library's back lives on as before; if the runtime then refuses
-//! a record or wait on the dead handle, the device (or the event) is synchronized on the
-//! host instead.
+//! its handle, so a new stream reusing the handle waits on them too.
+//!
+//! That needs the stream to be *tracked* (see [`super::stream_ordered`], "Tracked and
+//! foreign streams": a default stream, or one created through the library or seen created
+//! by the interposer). A stream arena of a **foreign** stream (created with the runtime
+//! directly, and possibly destroyed the same way at any time) never touches its stream
+//! outside an operation on that stream: its `free_event` is re-recorded on the stream at
+//! every free on it and after every superblock it takes from the global arena (one event
+//! record per free, as RMM), a superblock it returns to the global arena is ordered by the
+//! legacy default stream waiting on that event (the release event is recorded there), and
+//! a block freed into it on another stream is synchronized on the host (the freeing
+//! stream's event), as RMM does for every cross-arena free. Its arena lives on after the
+//! stream is destroyed (its empty superblocks are reclaimed when the global arena runs
+//! short); a tracked stream created later with the same handle value orphans it.
+//! Only a tracked stream destroyed behind the library's back remains a hazard: if the
+//! runtime then refuses a record or wait on the dead handle, the device (or the event) is
+//! synchronized on the host instead (counted by [`super::dead_stream_fallbacks`]).
 //!
 //! # Performance
 //!
@@ -319,10 +332,11 @@ impl Global {
             }
             // A stream destroyed behind our back cannot be synchronized either: then wait
             // for the whole device.
-            if result.is_err()
-                && (rt.stream_synchronize(stream).is_ok() || rt.device_synchronize().is_ok())
-            {
-                result = Ok(());
+            if result.is_err() {
+                stream_lifetime::count_fallback();
+                if rt.stream_synchronize(stream).is_ok() || rt.device_synchronize().is_ok() {
+                    result = Ok(());
+                }
             }
         }
         self.insert(start, size, seq);
@@ -382,6 +396,11 @@ struct ArenaState {
     /// Event for cross-stream frees into this arena; re-recorded each time (a wait
     /// captures the record at the time of the call, so one event can be reused).
     scratch_event: Option<Event>,
+    /// Foreign stream arenas only: recorded on the stream at every free on it and after
+    /// every superblock taken, so it covers all of the arena's free memory (see the module
+    /// docs). `None` until then, or after a failed record (then the device is
+    /// synchronized instead of trusting it).
+    free_event: Option<Event>,
 }
 
 /// A local arena and its lock.
@@ -393,6 +412,8 @@ struct ArenaCell {
     /// A stream arena whose stream was destroyed (see the module docs): ordered by the
     /// legacy stream, serving no allocations. Set under the state lock.
     orphaned: AtomicBool,
+    /// A stream arena of a foreign stream (see the module docs), classified when created.
+    foreign: bool,
 }
 
 impl ArenaCell {
@@ -409,6 +430,58 @@ impl ArenaCell {
         }
     }
 
+    /// Whether this arena's stream is foreign and it is not orphaned: its stream is then
+    /// only touched by operations on that stream.
+    fn is_foreign(&self) -> bool {
+        self.foreign && !self.is_orphaned()
+    }
+
+    /// Records the arena's `free_event` on its (foreign) stream, from an operation on that
+    /// stream. A failure is logged and drops the event (the device is synchronized instead
+    /// when the arena's memory is ordered later).
+    fn record_free_event(&self, st: &mut ArenaState) {
+        let ArenaKind::Stream(stream) = self.kind else {
+            return;
+        };
+        let event = match st.free_event {
+            Some(e) => e,
+            None => match self.rt.event_create() {
+                Ok(e) => {
+                    st.free_event = Some(e);
+                    e
+                }
+                Err(e) => {
+                    log::warn!(
+                        "{NAME}: cannot create an event for stream {:#x}: {e}",
+                        stream.0
+                    );
+                    return;
+                }
+            },
+        };
+        if let Err(e) = self.rt.event_record(event, stream) {
+            log::warn!(
+                "{NAME}: cannot record an event on stream {:#x}: {e}",
+                stream.0
+            );
+            st.free_event = None;
+            let _ = self.rt.event_destroy(event);
+        }
+    }
+
+    /// Makes the legacy default stream wait for everything this foreign arena's memory was
+    /// used for (its `free_event`), never touching the arena's stream; synchronizes the
+    /// device when there is no event to wait on.
+    fn order_legacy_after_free_event(
+        &self,
+        st: &ArenaState,
+    ) -> std::result::Result<(), crate::runtime::RuntimeError> {
+        match st.free_event {
+            Some(e) => self.rt.stream_wait_event(Stream::LEGACY, e),
+            None => self.rt.device_synchronize(),
+        }
+    }
+
     /// Whether a free on `stream` is already ordered before this arena's reuse.
     fn ordered_with(&self, stream: Stream) -> bool {
         match self.kind {
@@ -421,7 +494,11 @@ impl ArenaCell {
 
 impl Drop for ArenaCell {
     fn drop(&mut self) {
-        if let Some(e) = self.state.get_mut().scratch_event.take() {
+        let st = self.state.get_mut();
+        for e in [st.scratch_event.take(), st.free_event.take()]
+            .into_iter()
+            .flatten()
+        {
             if !crate::runtime::process_is_exiting() {
                 let _ = self.rt.event_destroy(e);
             }
@@ -579,12 +656,17 @@ struct Inner {
 
 impl Inner {
     fn new_cell(&self, kind: ArenaKind) -> Arc<ArenaCell> {
+        let foreign = match kind {
+            ArenaKind::Thread => false,
+            ArenaKind::Stream(s) => !stream_lifetime::is_tracked(s),
+        };
         Arc::new(ArenaCell {
             id: self.next_arena_id.fetch_add(1, Ordering::Relaxed),
             kind,
             rt: self.rt,
             state: Mutex::new(ArenaState::default()),
             orphaned: AtomicBool::new(false),
+            foreign,
         })
     }
 
@@ -677,6 +759,19 @@ impl Inner {
         // Forget the owner before the span is visible in the global arena: once it is
         // there another arena may take it and register the same start address.
         self.directory.write().remove(&sb_start);
+        if arena.is_foreign() {
+            // Never touch a foreign stream here: the legacy stream waits for its last
+            // recorded free and the release event is recorded there.
+            if let Err(e) = arena.order_legacy_after_free_event(st) {
+                log::warn!("{NAME}: ordering a foreign stream's superblock: {e}");
+                // The span is put back regardless (as in `give`).
+                let _ = self.rt.device_synchronize();
+            }
+            return self
+                .global
+                .lock()
+                .give(sb_start, size, Stream::LEGACY, self.rt, self.device);
+        }
         self.global
             .lock()
             .give(sb_start, size, arena.order_stream(), self.rt, self.device)
@@ -720,6 +815,10 @@ impl Inner {
             .write()
             .insert(start, (start + sb_size, arena.clone()));
         st.add_superblock(start, sb_size);
+        if arena.is_foreign() {
+            // The waits on the span's release events were queued on the stream: cover them.
+            arena.record_free_event(st);
+        }
         Ok(st.alloc(size))
     }
 
@@ -789,7 +888,13 @@ impl Inner {
             let mut st = local.state.lock();
             if let Some(sb) = st.find(p) {
                 st.check(sb, p, size, bytes)?;
-                if st.free(sb, p, size) {
+                let empty = st.free(sb, p, size);
+                if local.is_foreign() {
+                    // The stream may be destroyed right after this free: record its event
+                    // now (one runtime call; none for a tracked stream).
+                    local.record_free_event(&mut st);
+                }
+                if empty {
                     self.after_empty(&local, &mut st, sb);
                 }
                 return Ok(());
@@ -824,14 +929,21 @@ impl Inner {
                 self.rt
                     .event_record(ev, stream)
                     .map_err(|e| self.rt_err(e))?;
-                match self.rt.stream_wait_event(owner.order_stream(), ev) {
-                    Ok(()) => {}
-                    // The owner's stream was destroyed behind our back: wait on the host
-                    // for the free's stream instead.
-                    Err(e) if e.kind == RuntimeErrorKind::InvalidHandle => {
-                        self.rt.event_synchronize(ev).map_err(|e| self.rt_err(e))?;
+                if owner.is_foreign() {
+                    // The owner's foreign stream may be gone: never touch it; wait on the
+                    // host for the free's stream instead (RMM's cross-arena free).
+                    self.rt.event_synchronize(ev).map_err(|e| self.rt_err(e))?;
+                } else {
+                    match self.rt.stream_wait_event(owner.order_stream(), ev) {
+                        Ok(()) => {}
+                        // The owner's stream was destroyed behind our back: wait on the
+                        // host for the free's stream instead.
+                        Err(e) if e.kind == RuntimeErrorKind::InvalidHandle => {
+                            stream_lifetime::count_fallback();
+                            self.rt.event_synchronize(ev).map_err(|e| self.rt_err(e))?;
+                        }
+                        Err(e) => return Err(self.rt_err(e)),
                     }
-                    Err(e) => return Err(self.rt_err(e)),
                 }
             }
             if st.free(sb, p, size) {
@@ -978,14 +1090,20 @@ impl StreamState for Inner {
                 e
             }
         };
-        let ordered = self
-            .rt
-            .event_record(ev, stream)
-            .and_then(|()| self.rt.stream_wait_event(Stream::LEGACY, ev));
+        let ordered = if arena.is_foreign() {
+            // Forgetting a foreign stream (a tracked one now reuses its handle) must not
+            // touch it: wait for its last recorded free.
+            arena.order_legacy_after_free_event(&st)
+        } else {
+            self.rt
+                .event_record(ev, stream)
+                .and_then(|()| self.rt.stream_wait_event(Stream::LEGACY, ev))
+        };
         if let Err(e) = ordered {
             if e.kind != RuntimeErrorKind::InvalidHandle {
                 return Err(self.rt_err(e));
             }
+            stream_lifetime::count_fallback();
             self.rt.device_synchronize().map_err(|e| self.rt_err(e))?;
         }
         arena.orphaned.store(true, Ordering::Release);

@@ -71,6 +71,22 @@ fn launch_failure(call: &'static str, why: String) -> RuntimeError {
 /// Distinguishes runtimes in the thread-locals (tests build many).
 static NEXT_RUNTIME_ID: AtomicU64 = AtomicU64::new(1);
 
+static EVENT_RECORDS: AtomicU64 = AtomicU64::new(0);
+static DEAD_STREAM_CALLS: AtomicU64 = AtomicU64::new(0);
+
+/// Event records requested from host runtimes so far, in this process (for tests that
+/// count the runtime calls a resource makes).
+pub fn event_records() -> u64 {
+    EVENT_RECORDS.load(Ordering::Relaxed)
+}
+
+/// Calls to host runtimes so far, in this process, that named a stream handle that is not
+/// (or no longer) a live stream. On CUDA and HIP such a call is undefined behaviour, so
+/// tests check that the library never makes one.
+pub fn dead_stream_calls() -> u64 {
+    DEAD_STREAM_CALLS.load(Ordering::Relaxed)
+}
+
 thread_local! {
     static CURRENT_DEVICE: RefCell<Vec<(u64, DeviceId)>> = const { RefCell::new(Vec::new()) };
     static PER_THREAD: RefCell<Vec<PerThreadStream>> = const { RefCell::new(Vec::new()) };
@@ -232,18 +248,16 @@ impl HostRuntime {
     }
 
     /// Resolves a stream handle: 0/1 the current device's default stream, 2 the
-    /// per-thread stream, anything else must be a live created stream.
+    /// per-thread stream, anything else must be a live created stream (a call naming a
+    /// destroyed one is counted: [`dead_stream_calls`]).
     fn stream(&self, call: &'static str, stream: Stream) -> RtResult<Arc<HostStream>> {
         match stream.0 {
             0 | 1 => self.default_stream(call, self.current()),
             2 => self.per_thread_stream(call, self.current()),
-            h => self
-                .inner
-                .streams
-                .read()
-                .get(&h)
-                .cloned()
-                .ok_or_else(|| rt_err(call, RuntimeErrorKind::InvalidHandle)),
+            h => self.inner.streams.read().get(&h).cloned().ok_or_else(|| {
+                DEAD_STREAM_CALLS.fetch_add(1, Ordering::Relaxed);
+                rt_err(call, RuntimeErrorKind::InvalidHandle)
+            }),
         }
     }
 
@@ -652,6 +666,7 @@ impl Runtime for HostRuntime {
 
     fn event_record(&self, event: Event, stream: Stream) -> RtResult<()> {
         const CALL: &str = "hostEventRecord";
+        EVENT_RECORDS.fetch_add(1, Ordering::Relaxed);
         let ev = self.event(CALL, event)?;
         let s = self.stream(CALL, stream)?;
         let g = ev.begin_record();
