@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <set>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -449,7 +450,9 @@ std::unique_ptr<Adaptor> make_adaptor(cuda_mr* upstream)
   } else if constexpr (std::is_same_v<Adaptor, rmm::mr::limiting_resource_adaptor<cuda_mr>>) {
     return std::make_unique<Adaptor>(upstream, 64 * MiB);
   } else if constexpr (std::is_same_v<Adaptor, rmm::mr::logging_resource_adaptor<cuda_mr>>) {
-    return std::make_unique<Adaptor>(upstream, std::string{"rmm_rs_adaptor_equality_log.txt"});
+    // The CSV is not looked at; it goes to the temporary directory, not the working one.
+    auto const log = std::filesystem::temp_directory_path() / "rmm_rs_adaptor_equality_log.txt";
+    return std::make_unique<Adaptor>(upstream, log.string());
   } else {
     return std::make_unique<Adaptor>(upstream);
   }
