@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <string>
+#include <typeinfo>
 #include <utility>
 
 namespace rmm::mr::detail {
@@ -145,6 +146,9 @@ class handle_resource : public device_memory_resource {
   [[nodiscard]] bool do_is_equal(device_memory_resource const& other) const noexcept override
   {
     if (this == &other) { return true; }
+    // As RMM's dynamic_cast to its own class: resources of different C++ types (e.g. an
+    // adaptor templated on another upstream type) never compare equal.
+    if (typeid(*this) != typeid(other)) { return false; }
     auto const* other_handle = dynamic_cast<handle_resource const*>(&other);
     if (other_handle == nullptr || handle_ == nullptr || other_handle->handle_ == nullptr) {
       return false;
