@@ -27,9 +27,9 @@ for line in sys.stdin:
 '
 cp target/release/librmm.so target/release/librmm_preload.so .carry/lib/
 cp target/release/rmm-bench target/release/rmm-replay .carry/
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build --parallel "$(nproc)" >/dev/null
-cmake --install build --prefix .carry/prefix >/dev/null
+cmake -S . -B build-carry -DCMAKE_BUILD_TYPE=Release -DRMM_BUILD_TESTS=OFF >/dev/null
+cmake --build build-carry --parallel "$(nproc)" >/dev/null
+cmake --install build-carry --prefix .carry/prefix >/dev/null
 rm -f .carry/prefix/lib/librmm.a .carry/prefix/lib/*/librmm.a
 find .carry -type f -perm -u+x -exec strip --strip-debug {} + 2>/dev/null || true
 strip --strip-debug .carry/lib/*.so .carry/prefix/lib/*.so* 2>/dev/null || true
