@@ -179,7 +179,8 @@ class worker {
     pool_ = own(rmm_pool_create(cuda_, 4 << 20, 64 << 20, &h), h, "pool_create");
     add("pool", pool_, 16 << 20);
     add("binning", own(rmm_binning_create(pool_, 8, 16, &h), h, "binning_create"), 16 << 20);
-    add("arena", own(rmm_arena_create(cuda_, 64 << 20, false, &h), h, "arena_create"), 4 << 20);
+    arena_ = own(rmm_arena_create(cuda_, 64 << 20, false, &h), h, "arena_create");
+    add("arena", arena_, 4 << 20);
     add("fixed_size", own(rmm_fixed_size_create(cuda_, 64 << 10, 4, &h), h, "fixed"), 64 << 10);
     add("aligned", own(rmm_aligned_adaptor_create(cuda_, 4096, 1024, &h), h, "aligned"));
     limiting_ = own(rmm_limiting_adaptor_create(pool_, 8 << 20, 256, &h), h, "limiting");
@@ -456,10 +457,13 @@ class worker {
         }
         break;
       default:
+        // An unrelated sub-allocator (the arena sits on cuda_, not on the pool). Adaptors
+        // over the pool would pass the free on to it, which knows the pointer: the tracking
+        // adaptor does so on purpose, as RMM's (it observes, it does not own).
         what = "free on a resource that did not allocate it";
         for (auto& l : live_) {
           if (resources_[l.res].handle == pool_) {
-            expect_error(rmm_deallocate_async(tracking_, l.ptr, l.bytes, l.stream), what);
+            expect_error(rmm_deallocate_async(arena_, l.ptr, l.bytes, l.stream), what);
             break;
           }
         }
@@ -478,7 +482,7 @@ class worker {
   std::vector<rmm_stream_t> streams_;
   std::vector<live> live_;
   std::atomic<std::size_t> log_lines_{0};
-  rmm_resource_t cuda_{}, managed_{}, pool_{}, limiting_{}, stats_{}, tracking_{};
+  rmm_resource_t cuda_{}, managed_{}, pool_{}, arena_{}, limiting_{}, stats_{}, tracking_{};
 };
 
 }  // namespace
