@@ -13,55 +13,26 @@
 //! host runtime unless `RMM_RUNTIME` says otherwise; the counters exist on the host runtime
 //! only, so the assertions on them are skipped elsewhere.
 
-use std::ffi::{c_void, CStr};
-use std::ptr::null_mut;
-use std::sync::Arc;
+mod common;
 
+use std::ffi::c_void;
+use std::ptr::null_mut;
+
+use common::{c_cuda, cuda, ok, rt};
 use parking_lot::Mutex;
-use rmm::ffi::rmm_status_t::*;
 use rmm::ffi::*;
 use rmm::mr::{
-    dead_stream_fallbacks, ArenaMemoryResource, BinningMemoryResource, CudaMemoryResource,
-    DeviceMemoryResource, FixedSizeMemoryResource, PoolMemoryResource, SharedResource,
+    dead_stream_fallbacks, ArenaMemoryResource, BinningMemoryResource, DeviceMemoryResource,
+    FixedSizeMemoryResource, PoolMemoryResource,
 };
-use rmm::runtime::{host, runtime, Runtime, RuntimeKind};
+use rmm::runtime::{host, RuntimeKind};
 use rmm::Stream;
 
 /// The counters are process-wide: one test at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-fn rt() -> &'static dyn Runtime {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        if std::env::var_os("RMM_RUNTIME").is_none() {
-            std::env::set_var("RMM_RUNTIME", "host");
-        }
-    });
-    runtime().expect("a runtime for tests (RMM_RUNTIME)")
-}
-
 fn host_counters() -> bool {
     rt().kind() == RuntimeKind::Host
-}
-
-fn last_error() -> String {
-    // SAFETY: rmm_last_error_message never returns NULL and the string lives until the
-    // next failure on this thread.
-    unsafe { CStr::from_ptr(rmm_last_error_message()) }
-        .to_string_lossy()
-        .into_owned()
-}
-
-fn ok(status: rmm_status_t, what: &str) {
-    assert_eq!(status, RMM_STATUS_SUCCESS, "{what}: {}", last_error());
-}
-
-fn c_cuda() -> rmm_resource_t {
-    rt();
-    let mut r = null_mut();
-    // SAFETY: valid out-pointer.
-    ok(unsafe { rmm_cuda_create(&mut r) }, "rmm_cuda_create");
-    r
 }
 
 fn c_alloc(r: rmm_resource_t, bytes: usize, s: rmm_stream_t) -> *mut c_void {
@@ -185,11 +156,6 @@ fn deleted_stream_pool_fixed_size_binning_arena_take_no_fallback() {
     assert_no_dead_stream_use("arena");
     ok(rmm_resource_release(arena), "release arena");
     ok(rmm_resource_release(cuda), "release cuda");
-}
-
-fn cuda() -> SharedResource {
-    rt();
-    Arc::new(CudaMemoryResource::new().unwrap())
 }
 
 /// Event records made by `n` allocate/free pairs of `bytes` on `stream` (after one warm-up

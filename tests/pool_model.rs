@@ -6,29 +6,21 @@
 //! counters, and a byte pattern written into every live block; at the end everything
 //! must be back with the (counting) upstream.
 
+mod common;
+
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use common::rt;
 use parking_lot::Mutex;
 use proptest::prelude::*;
 use rmm::mr::{
     BinningMemoryResource, CudaMemoryResource, DeviceMemoryResource, FixedSizeMemoryResource,
     PoolMemoryResource, SharedResource, ALLOCATION_ALIGNMENT,
 };
-use rmm::runtime::{runtime, Runtime};
 use rmm::{Error, Stream};
-
-fn rt() -> &'static dyn Runtime {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        if std::env::var_os("RMM_RUNTIME").is_none() {
-            std::env::set_var("RMM_RUNTIME", "host");
-        }
-    });
-    runtime().expect("a runtime for tests (RMM_RUNTIME)")
-}
 
 /// Forwards to the device resource and counts what is outstanding, checking that every
 /// free matches an allocation (pointer and size).

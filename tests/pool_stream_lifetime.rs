@@ -14,49 +14,20 @@
 //!
 //! Runs on the host runtime unless `RMM_RUNTIME` says otherwise.
 
-use std::collections::BTreeMap;
-use std::ffi::{c_void, CStr};
-use std::ptr::null_mut;
-use std::sync::Arc;
+mod common;
 
-use rmm::ffi::rmm_status_t::*;
+use std::collections::BTreeMap;
+use std::ffi::c_void;
+use std::ptr::null_mut;
+
+use common::{c_cuda, cuda, ok, rt, Rng};
 use rmm::ffi::*;
 use rmm::mr::{
-    ArenaMemoryResource, BinningMemoryResource, CudaMemoryResource, DeviceMemoryResource,
-    FixedSizeMemoryResource, PoolMemoryResource, SharedResource,
+    ArenaMemoryResource, BinningMemoryResource, DeviceMemoryResource, FixedSizeMemoryResource,
+    PoolMemoryResource,
 };
-use rmm::runtime::{runtime, Runtime, RuntimeKind};
+use rmm::runtime::RuntimeKind;
 use rmm::Stream;
-
-fn rt() -> &'static dyn Runtime {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        if std::env::var_os("RMM_RUNTIME").is_none() {
-            std::env::set_var("RMM_RUNTIME", "host");
-        }
-    });
-    runtime().expect("a runtime for tests (RMM_RUNTIME)")
-}
-
-fn last_error() -> String {
-    // SAFETY: rmm_last_error_message never returns NULL and the string lives until the
-    // next failure on this thread.
-    unsafe { CStr::from_ptr(rmm_last_error_message()) }
-        .to_string_lossy()
-        .into_owned()
-}
-
-fn ok(status: rmm_status_t, what: &str) {
-    assert_eq!(status, RMM_STATUS_SUCCESS, "{what}: {}", last_error());
-}
-
-fn c_cuda() -> rmm_resource_t {
-    rt();
-    let mut r = null_mut();
-    // SAFETY: valid out-pointer.
-    ok(unsafe { rmm_cuda_create(&mut r) }, "rmm_cuda_create");
-    r
-}
 
 /// The bug report's loop: `{ s = create; p = allocate_async(1000, s); deallocate_async(p,
 /// 1000, s); synchronize(s); destroy(s); }`, `rounds` times. Returns the pointers.
@@ -175,11 +146,6 @@ fn c_abi_arena_round_trips_on_fresh_streams() {
     ok(rmm_resource_release(cuda), "release");
 }
 
-fn cuda() -> SharedResource {
-    rt();
-    Arc::new(CudaMemoryResource::new().unwrap())
-}
-
 /// Using a destroyed handle is only defined on the host runtime (an invalid-handle error);
 /// on CUDA and HIP it is undefined behaviour, so those tests run on the host runtime only.
 fn dead_handles_are_detected() -> bool {
@@ -271,21 +237,6 @@ fn forgetting_a_stream_never_seen_makes_no_difference() {
     let p = pool.allocate(1000, Stream::DEFAULT).unwrap();
     pool.deallocate(p, 1000, Stream::DEFAULT).unwrap();
     assert_eq!(pool.release().unwrap(), 1 << 16);
-}
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 /// Random allocations and frees over a changing set of streams: streams are created and

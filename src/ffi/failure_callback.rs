@@ -4,8 +4,8 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use super::{create, resource_of, rmm_resource_t, rmm_status_t};
-use crate::error::Error;
-use crate::mr::{FailureCallback, FailureCallbackResourceAdaptor, RetryOn};
+use crate::error::{Error, Result};
+use crate::mr::{FailureCallback, FailureCallbackResourceAdaptor, RetryOn, SharedResource};
 
 /// Called after an out-of-memory failure with the requested size and the `arg` given at
 /// creation; returns true to retry the allocation, false to let the failure through.
@@ -32,14 +32,8 @@ pub unsafe extern "C" fn rmm_failure_callback_adaptor_create(
 ) -> rmm_status_t {
     // SAFETY: same contract as this function.
     unsafe {
-        create_with(
-            "rmm_failure_callback_adaptor_create",
-            upstream,
-            callback,
-            arg,
-            0,
-            out,
-        )
+        let make = adaptor(upstream, callback, arg, 0);
+        create("rmm_failure_callback_adaptor_create", out, make)
     }
 }
 
@@ -57,30 +51,22 @@ pub unsafe extern "C" fn rmm_failure_callback_adaptor_create_ex(
 ) -> rmm_status_t {
     // SAFETY: same contract as this function.
     unsafe {
-        create_with(
-            "rmm_failure_callback_adaptor_create_ex",
-            upstream,
-            callback,
-            arg,
-            flags,
-            out,
-        )
+        let make = adaptor(upstream, callback, arg, flags);
+        create("rmm_failure_callback_adaptor_create_ex", out, make)
     }
 }
 
-/// The body of both constructors.
+/// What both constructors build (run inside their status guard by [`create`]).
 ///
 /// # Safety
-/// As `rmm_failure_callback_adaptor_create`.
-unsafe fn create_with(
-    name: &'static str,
+/// As `rmm_failure_callback_adaptor_create`, for `callback` and `arg`.
+unsafe fn adaptor(
     upstream: rmm_resource_t,
     callback: rmm_failure_callback_t,
     arg: *mut c_void,
     flags: u32,
-    out: *mut rmm_resource_t,
-) -> rmm_status_t {
-    let make = || {
+) -> impl FnOnce() -> Result<SharedResource> {
+    move || {
         let Some(f) = callback else {
             return Err(Error::invalid("`callback` is NULL"));
         };
@@ -99,7 +85,5 @@ unsafe fn create_with(
         Ok(Arc::new(FailureCallbackResourceAdaptor::with_retry_on(
             up, cb, retry_on,
         )) as _)
-    };
-    // SAFETY: same contract as this function.
-    unsafe { create(name, out, make) }
+    }
 }

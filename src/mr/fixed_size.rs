@@ -17,7 +17,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use super::stream_lifetime::{self, StreamState};
-use super::stream_ordered::{FastSet, StreamRegistry};
+use super::stream_ordered::{FastSet, PerStreamLists, StreamRegistry};
 use super::ALLOCATION_ALIGNMENT as ALIGN;
 use super::{current_device_or_unknown, DeviceMemoryResource, SharedResource};
 use crate::error::{Error, Result};
@@ -42,38 +42,25 @@ struct Inner {
     free_blocks: usize,
 }
 
-impl Inner {
-    fn slot(&mut self, stream: Stream) -> u32 {
-        let (s, new) = self.streams.slot(stream);
-        if new {
-            self.stacks.push(Vec::new());
-        }
-        s
+impl PerStreamLists for Inner {
+    #[inline(always)]
+    fn registry(&mut self) -> &mut StreamRegistry {
+        &mut self.streams
+    }
+
+    fn push_lists(&mut self) {
+        self.stacks.push(Vec::new());
+    }
+
+    fn has_free(&self, slot: u32) -> bool {
+        !self.stacks[slot as usize].is_empty()
     }
 
     /// Moves slot `t`'s free blocks onto slot `s` (keeping `t`'s capacity for later).
-    fn move_blocks(&mut self, t: u32, s: u32) {
+    fn move_free(&mut self, t: u32, s: u32) {
         let mut moved = std::mem::take(&mut self.stacks[t as usize]);
         self.stacks[s as usize].append(&mut moved);
         self.stacks[t as usize] = moved;
-    }
-
-    /// Stops referring to `stream`: the default stream is ordered after it, its free
-    /// blocks move to the default stream and its slot is recycled.
-    fn forget(&mut self, stream: Stream) -> Result<()> {
-        let Some(t) = self.streams.find(stream) else {
-            return Ok(());
-        };
-        let d = self.slot(Stream::DEFAULT);
-        if d == t {
-            return Ok(());
-        }
-        if !self.stacks[t as usize].is_empty() {
-            self.streams.order_after(d, t)?;
-            self.move_blocks(t, d);
-        }
-        self.streams.recycle(t);
-        Ok(())
     }
 }
 
@@ -302,7 +289,7 @@ impl DeviceMemoryResource for FixedSizeMemoryResource {
             match donor {
                 Some(t) => {
                     inner.streams.order_after(s, t)?;
-                    inner.move_blocks(t, s);
+                    inner.move_free(t, s);
                 }
                 None => {
                     self.grow(&mut inner, bytes, stream, s)?;

@@ -34,7 +34,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use super::stream_lifetime::{self, StreamState};
-use super::stream_ordered::StreamRegistry;
+use super::stream_ordered::{PerStreamLists, StreamRegistry};
 use super::{current_device_or_unknown, DeviceMemoryResource, SharedResource};
 use super::{ALLOCATION_ALIGNMENT, ALLOCATION_ALIGNMENT as ALIGN};
 use crate::error::{Error, Result};
@@ -343,16 +343,6 @@ impl Inner {
         self.vacant = i;
     }
 
-    /// The slot of `stream`, creating its free list the first time.
-    #[inline(always)]
-    fn slot(&mut self, stream: Stream) -> u32 {
-        let (s, new) = self.streams.slot(stream);
-        if new {
-            self.lists.push(Tlsf::new());
-        }
-        s
-    }
-
     /// Block `i` (bounds-checked in debug builds only: descriptor indices come from the
     /// pool's own links, never from callers).
     #[inline(always)]
@@ -516,24 +506,6 @@ impl Inner {
         }
     }
 
-    /// Stops referring to `stream`: the default stream is ordered after it, its free
-    /// blocks move to the default stream and its slot is recycled.
-    fn forget(&mut self, stream: Stream) -> Result<()> {
-        let Some(t) = self.streams.find(stream) else {
-            return Ok(());
-        };
-        let d = self.slot(Stream::DEFAULT);
-        if d == t {
-            return Ok(());
-        }
-        if self.lists[t as usize].fl_bitmap != 0 {
-            self.streams.order_after(d, t)?;
-            self.merge_stream(t, d);
-        }
-        self.streams.recycle(t);
-        Ok(())
-    }
-
     /// The largest free block on any stream.
     fn largest_free(&self) -> usize {
         let mut best = 0;
@@ -559,6 +531,25 @@ pub struct PoolMemoryResource {
     maximum: Option<usize>,
     /// Shared (weakly) with [`stream_lifetime`].
     inner: Arc<Mutex<Inner>>,
+}
+
+impl PerStreamLists for Inner {
+    #[inline(always)]
+    fn registry(&mut self) -> &mut StreamRegistry {
+        &mut self.streams
+    }
+
+    fn push_lists(&mut self) {
+        self.lists.push(Tlsf::new());
+    }
+
+    fn has_free(&self, slot: u32) -> bool {
+        self.lists[slot as usize].fl_bitmap != 0
+    }
+
+    fn move_free(&mut self, from: u32, to: u32) {
+        self.merge_stream(from, to);
+    }
 }
 
 impl StreamState for Mutex<Inner> {

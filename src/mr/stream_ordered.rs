@@ -413,6 +413,52 @@ impl StreamRegistry {
     }
 }
 
+/// A resource's per-stream free lists, indexed by the slots of its [`StreamRegistry`]
+/// (the pool's and the fixed-size resource's): slot assignment and forgetting a stream
+/// are the same for both.
+pub(crate) trait PerStreamLists {
+    /// The registry whose slots index the lists.
+    fn registry(&mut self) -> &mut StreamRegistry;
+
+    /// Adds the (empty) lists of a slot just created.
+    fn push_lists(&mut self);
+
+    /// Whether slot `slot`'s lists hold free memory.
+    fn has_free(&self, slot: u32) -> bool;
+
+    /// Moves every free block of slot `from` to slot `to`. The caller has ordered `to`
+    /// after `from` (or synchronized `from`).
+    fn move_free(&mut self, from: u32, to: u32);
+
+    /// The slot of `stream`, creating its lists the first time.
+    #[inline(always)]
+    fn slot(&mut self, stream: Stream) -> u32 {
+        let (s, new) = self.registry().slot(stream);
+        if new {
+            self.push_lists();
+        }
+        s
+    }
+
+    /// Stops referring to `stream`: the default stream is ordered after it, its free
+    /// blocks move to the default stream and its slot is recycled.
+    fn forget(&mut self, stream: Stream) -> Result<()> {
+        let Some(t) = self.registry().find(stream) else {
+            return Ok(());
+        };
+        let d = self.slot(Stream::DEFAULT);
+        if d == t {
+            return Ok(());
+        }
+        if self.has_free(t) {
+            self.registry().order_after(d, t)?;
+            self.move_free(t, d);
+        }
+        self.registry().recycle(t);
+        Ok(())
+    }
+}
+
 impl Drop for StreamRegistry {
     fn drop(&mut self) {
         if crate::runtime::process_is_exiting() {

@@ -737,20 +737,30 @@ impl Inner {
     fn retire(&self, arena: &Arc<ArenaCell>) {
         let mut st = arena.state.lock();
         st.retired = true;
+        let _ = self.release_empties(arena, &mut st);
+        let gone = st.superblocks.is_empty();
+        drop(st);
+        if gone {
+            self.thread_arenas.lock().retain(|a| !Arc::ptr_eq(a, arena));
+        }
+    }
+
+    /// Moves every empty superblock of `arena` to the global arena, going on after a
+    /// failure; returns the last failure.
+    fn release_empties(&self, arena: &ArenaCell, st: &mut ArenaState) -> Result<()> {
         let empties: Vec<usize> = st
             .superblocks
             .iter()
             .filter(|(_, sb)| sb.is_empty())
             .map(|(&s, _)| s)
             .collect();
+        let mut result = Ok(());
         for s in empties {
-            let _ = self.release(arena, &mut st, s);
+            if let Err(e) = self.release(arena, st, s) {
+                result = Err(e);
+            }
         }
-        let gone = st.superblocks.is_empty();
-        drop(st);
-        if gone {
-            self.thread_arenas.lock().retain(|a| !Arc::ptr_eq(a, arena));
-        }
+        result
     }
 
     /// Moves an empty superblock from `arena` to the global arena.
@@ -832,15 +842,7 @@ impl Inner {
     fn reclaim(&self) {
         for a in self.all_arenas() {
             let mut st = a.state.lock();
-            let empties: Vec<usize> = st
-                .superblocks
-                .iter()
-                .filter(|(_, sb)| sb.is_empty())
-                .map(|(&s, _)| s)
-                .collect();
-            for s in empties {
-                let _ = self.release(&a, &mut st, s);
-            }
+            let _ = self.release_empties(&a, &mut st);
         }
     }
 
@@ -1058,19 +1060,8 @@ impl StreamState for Inner {
             return Ok(());
         };
         let mut st = arena.state.lock();
-        let empties: Vec<usize> = st
-            .superblocks
-            .iter()
-            .filter(|(_, sb)| sb.is_empty())
-            .map(|(&s, _)| s)
-            .collect();
-        let mut result = Ok(());
-        for s in empties {
-            // Records the release event on `stream`, still alive.
-            if let Err(e) = self.release(&arena, &mut st, s) {
-                result = Err(e);
-            }
-        }
+        // Records the release events on `stream`, still alive.
+        let result = self.release_empties(&arena, &mut st);
         // Release events are matched to the stream no more: a new stream reusing the handle
         // must wait on them.
         for p in self.global.lock().pending.iter_mut() {
