@@ -1,0 +1,1 @@
+"""RMM's older module paths (``rmm._cuda.stream``, ``rmm._cuda.gpu``)."""

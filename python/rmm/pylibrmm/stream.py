@@ -1,0 +1,98 @@
+"""Streams: ``Stream`` wraps a stream handle (``cudaStream_t`` / ``hipStream_t``)."""
+
+import weakref
+
+from rmm import _ffi
+
+
+class Stream:
+    """A GPU stream.
+
+    ``Stream()`` creates a new stream (destroyed when the object goes); ``Stream(s)`` with
+    another ``Stream``, a CuPy stream (``.ptr``), a Numba stream (``.handle``) or an int
+    handle wraps that stream without owning it.
+    """
+
+    __slots__ = ("_handle", "_owner", "__weakref__")
+
+    def __init__(self, obj=None):
+        self._owner = None
+        if obj is None:
+            handle = _ffi.stream_create(0)
+            self._handle = handle
+            self._owner = weakref.finalize(self, _ffi.stream_destroy, handle)
+        elif isinstance(obj, Stream):
+            self._handle = obj._handle
+            self._owner = obj
+        elif isinstance(obj, int) and not isinstance(obj, bool):
+            if obj < 0:
+                raise ValueError(f"a stream handle must be non-negative, got {obj}")
+            self._handle = obj
+        elif hasattr(obj, "ptr") and not callable(obj.ptr):
+            # CuPy stream.
+            self._handle = int(obj.ptr)
+            self._owner = obj
+        elif hasattr(obj, "handle"):
+            # Numba stream: its handle is a ctypes c_void_p (or an int).
+            h = obj.handle
+            h = getattr(h, "value", h)
+            self._handle = int(h or 0)
+            self._owner = obj
+        else:
+            raise TypeError(
+                "Stream() takes None, a Stream, a CuPy or Numba stream or an int handle, "
+                f"not {type(obj).__name__}"
+            )
+
+    @classmethod
+    def _from_handle(cls, handle, owner=None):
+        s = cls.__new__(cls)
+        s._handle = int(handle)
+        s._owner = owner
+        return s
+
+    @property
+    def handle(self):
+        """The stream handle as an int."""
+        return self._handle
+
+    def synchronize(self):
+        """Wait until all work queued on the stream has completed."""
+        _ffi.stream_synchronize(self._handle)
+
+    def query(self):
+        """Whether all work queued on the stream has completed."""
+        return _ffi.stream_query(self._handle)
+
+    def is_default(self):
+        """Whether this is the default (legacy) stream."""
+        return self._handle in (0, 1)
+
+    def __int__(self):
+        return self._handle
+
+    def __eq__(self, other):
+        return isinstance(other, Stream) and other._handle == self._handle
+
+    def __hash__(self):
+        return hash(self._handle)
+
+    def __repr__(self):
+        return f"<rmm.pylibrmm.stream.Stream handle={self._handle:#x}>"
+
+
+DEFAULT_STREAM = Stream._from_handle(0)
+LEGACY_DEFAULT_STREAM = Stream._from_handle(1)
+PER_THREAD_DEFAULT_STREAM = Stream._from_handle(2)
+
+
+def as_stream(stream, name="stream"):
+    """``stream`` checked to be a ``Stream`` (None: the default stream)."""
+    if stream is None:
+        return DEFAULT_STREAM
+    if not isinstance(stream, Stream):
+        raise TypeError(f"{name} must be an rmm Stream, not {type(stream).__name__}")
+    return stream
+
+
+__all__ = ["Stream", "DEFAULT_STREAM", "LEGACY_DEFAULT_STREAM", "PER_THREAD_DEFAULT_STREAM"]

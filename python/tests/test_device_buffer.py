@@ -1,0 +1,117 @@
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import rmm
+import rmm.mr as mr
+from rmm.pylibrmm.stream import Stream
+
+
+def test_defaults():
+    b = rmm.DeviceBuffer()
+    assert b.size == 0 and b.nbytes == 0 and len(b) == 0
+    assert b.tobytes() == b""
+    b = rmm.DeviceBuffer(size=10)
+    assert b.size == 10 and b.nbytes == 10 and len(b) == 10 and b.ptr != 0
+    assert b.__sizeof__() == 10
+    assert isinstance(b.mr, mr.CudaMemoryResource)
+
+
+def test_to_device_and_back():
+    data = bytes(range(256)) * 3
+    b = rmm.DeviceBuffer.to_device(data)
+    assert b.size == len(data)
+    assert b.tobytes() == data
+    assert bytes(b) == data
+    host = b.copy_to_host()
+    assert isinstance(host, np.ndarray) and host.dtype == np.uint8
+    assert host.tobytes() == data
+    out = bytearray(len(data))
+    assert b.copy_to_host(out) is out
+    assert bytes(out) == data
+
+
+def test_from_ptr():
+    src = np.arange(32, dtype=np.uint8)
+    b = rmm.DeviceBuffer(ptr=src.ctypes.data, size=32)
+    assert b.tobytes() == src.tobytes()
+
+
+def test_copy_from_host_and_device():
+    b = rmm.DeviceBuffer(size=10)
+    b.copy_from_host(b"abcdef")
+    assert b.tobytes()[:6] == b"abcdef"
+    c = rmm.DeviceBuffer(size=10)
+    c.copy_from_device(b)
+    assert c.tobytes() == b.tobytes()
+    with pytest.raises(ValueError, match="too large"):
+        b.copy_from_host(b"x" * 11)
+    with pytest.raises(ValueError, match="too small"):
+        b.copy_to_host(bytearray(5))
+    with pytest.raises(ValueError):
+        c.copy_from_device(b"not a device array")
+
+
+def test_copy_is_independent():
+    b = rmm.DeviceBuffer.to_device(b"hello")
+    c = b.copy()
+    assert c.ptr != b.ptr and c.tobytes() == b"hello"
+    b.copy_from_host(b"HELLO")
+    assert c.tobytes() == b"hello"
+    assert copy.copy(b).tobytes() == b"HELLO"
+    assert copy.deepcopy(b).tobytes() == b"HELLO"
+
+
+def test_resize_and_reserve():
+    b = rmm.DeviceBuffer.to_device(b"0123456789")
+    b.reserve(100)
+    assert b.capacity() >= 100 and b.size == 10
+    assert b.tobytes() == b"0123456789"
+    b.resize(4)
+    assert b.size == 4 and b.tobytes() == b"0123"
+    b.resize(200)
+    assert b.size == 200 and b.tobytes()[:4] == b"0123"
+    assert b.capacity() >= 200
+
+
+def test_cuda_array_interface():
+    b = rmm.DeviceBuffer(size=12)
+    cai = b.__cuda_array_interface__
+    assert cai["data"] == (b.ptr, False)
+    assert cai["shape"] == (12,)
+    assert cai["typestr"] == "|u1"
+    assert cai["strides"] is None
+
+
+def test_pickle():
+    b = rmm.DeviceBuffer.to_device(b"pickled bytes")
+    c = pickle.loads(pickle.dumps(b))
+    assert isinstance(c, rmm.DeviceBuffer)
+    assert c.tobytes() == b"pickled bytes"
+    assert c.ptr != b.ptr
+
+
+def test_stream_argument():
+    s = Stream()
+    b = rmm.DeviceBuffer(size=64, stream=s)
+    b.copy_from_host(b"\x01" * 64, stream=s)
+    assert b.tobytes(stream=s) == b"\x01" * 64
+    assert b.stream is s
+
+
+def test_prefetch_is_a_hint():
+    b = rmm.DeviceBuffer(size=64, mr=mr.ManagedMemoryResource())
+    b.prefetch()
+    b.prefetch(device=0, stream=Stream())
+
+
+def test_memory_returned():
+    st = mr.StatisticsResourceAdaptor(mr.CudaMemoryResource())
+    b = rmm.DeviceBuffer(size=1000, mr=st)
+    assert st.allocation_counts.current_bytes == 1000
+    b.resize(5000)
+    assert st.allocation_counts.current_bytes == 5000
+    del b
+    assert st.allocation_counts.current_bytes == 0

@@ -1,0 +1,52 @@
+import os
+
+import rmm
+import rmm._cuda.gpu
+import rmm._cuda.stream
+import rmm.pylibrmm.stream
+
+
+def test_version():
+    assert rmm.__version__ == "25.02.00"
+    assert isinstance(rmm.__git_commit__, str)
+
+
+def test_bundled_library_is_the_loaded_one():
+    path = rmm.get_library_path()
+    assert os.path.samefile(path, os.path.join(rmm.get_lib_dir(), "librmm.so"))
+
+
+def test_headers_and_cmake_package():
+    inc = rmm.get_include()
+    assert os.path.isfile(os.path.join(inc, "rmm", "rmm.h"))
+    assert os.path.isfile(os.path.join(inc, "rmm", "mr", "device", "pool_memory_resource.hpp"))
+    cmake = rmm.get_cmake_dir()
+    config = open(os.path.join(cmake, "rmmConfig.cmake")).read()
+    assert "@" not in config.replace("@PACKAGE", "")
+    assert "PACKAGE_PREFIX_DIR" in config
+    assert os.path.isfile(os.path.join(cmake, "rmmConfigVersion.cmake"))
+    # the CMake package's prefix is the package directory: include/ and lib/ beside it
+    prefix = os.path.normpath(os.path.join(cmake, "..", "..", ".."))
+    assert os.path.samefile(prefix, os.path.dirname(rmm.__file__))
+
+
+def test_runtime_is_host():
+    assert rmm._ffi.runtime_name() == "host"
+    assert rmm._cuda.gpu.getDeviceCount() >= 1
+    assert rmm._cuda.gpu.getDevice() == 0
+
+
+def test_stream_aliases():
+    assert rmm._cuda.stream.Stream is rmm.pylibrmm.stream.Stream
+    assert rmm.pylibrmm.stream.DEFAULT_STREAM.is_default()
+    assert not rmm.pylibrmm.stream.PER_THREAD_DEFAULT_STREAM.is_default()
+
+
+def test_exceptions_hierarchy():
+    from rmm._exceptions import InvalidArgumentError, OutOfMemoryError
+
+    assert issubclass(OutOfMemoryError, MemoryError)
+    assert issubclass(OutOfMemoryError, rmm.RMMError)
+    assert issubclass(InvalidArgumentError, ValueError)
+    e = rmm.RMMError(3, "boom")
+    assert e.errcode == 3 and str(e) == "boom"
