@@ -15,8 +15,11 @@ venv="$here/.venv"
 step() { printf '\n==== python: %s\n' "$*"; }
 
 step "virtual environment ($venv)"
+if [ -x "$venv/bin/python" ] && ! "$venv/bin/python" -m pip --version >/dev/null 2>&1; then
+  rm -rf "$venv" # left without pip by a failed attempt (no ensurepip)
+fi
 if [ ! -x "$venv/bin/python" ]; then
-  if ! "$python" -m venv "$venv" 2>/dev/null; then
+  if ! "$python" -m venv "$venv"; then
     # Debian ships venv (and ensurepip) separately.
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       pyver="$("$python" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
