@@ -110,6 +110,11 @@ for cccl in 2.7 2.8 3.0 3.x; do
   ctest --test-dir "$consumers/cccl-$cccl" --output-on-failure --parallel "$jobs"
 done
 
+step "Python package rmm (python/: fmt, clippy, wheel with maturin, pytest; RMM_RUNTIME=$RMM_RUNTIME)"
+cargo fmt --manifest-path python/Cargo.toml -- --check
+cargo clippy --manifest-path python/Cargo.toml --all-targets -- -D warnings
+"$root/python/build-and-test.sh"
+
 step "pkg-config"
 export PKG_CONFIG_PATH="$root/install/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 pc_flags="$(pkg-config --cflags --libs rmm)"
