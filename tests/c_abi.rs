@@ -174,6 +174,45 @@ fn absurd_size_is_out_of_memory_naming_the_size() {
 }
 
 #[test]
+fn per_device_entry_tag_leaves_other_resources_and_bad_arguments_alone() {
+    init();
+    let mine = cuda();
+    let mut initial = true;
+    let mut actual: *mut c_void = 0x1 as *mut c_void;
+    // SAFETY: valid out-pointers, except where NULL is the point.
+    unsafe {
+        // A resource that is no device's current entry: neither initial nor tagged.
+        assert_eq!(
+            rmm_per_device_resource_is_initial(0, mine, &mut initial),
+            RMM_STATUS_SUCCESS
+        );
+        assert!(!initial);
+        assert_eq!(
+            rmm_per_device_entry_tag(0, mine, 0x1234 as *mut c_void, &mut actual),
+            RMM_STATUS_SUCCESS
+        );
+        assert!(actual.is_null());
+        assert_eq!(
+            rmm_per_device_entry_tag(0, mine, null_mut(), null_mut()),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            rmm_per_device_resource_is_initial(0, mine, null_mut()),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            rmm_per_device_resource_is_initial(0, null_mut(), &mut initial),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            rmm_per_device_entry_tag(-1, mine, null_mut(), &mut actual),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(rmm_resource_release(mine), RMM_STATUS_SUCCESS);
+    }
+}
+
+#[test]
 fn per_device_set_get_reset_and_bad_device() {
     init();
     let mine = cuda();

@@ -626,6 +626,26 @@ rmm_status_t rmm_get_per_device_resource_tagged(int32_t device, rmm_resource_t *
 rmm_status_t rmm_initial_resource_tag(int32_t device, void *proposed, void **actual);
 
 /**
+ * Whether `handle` is `device`'s initial resource (the entry tagged through
+ * `rmm_initial_resource_tag`); false before that resource exists. Lets a front end tell an
+ * untagged initial entry from an untagged entry set from C, Python or Rust.
+ */
+rmm_status_t rmm_per_device_resource_is_initial(int32_t device, rmm_resource_t handle, bool *out);
+
+/**
+ * Compare-and-set of the tag of `device`'s current entry, for resources other than the
+ * initial one: stores `proposed` if the current entry is still `handle`'s resource and has
+ * no tag. `actual` receives the tag now stored with the current entry when it still is
+ * that resource (yours, or one stored earlier), or NULL when the current entry is another
+ * resource (nothing is stored). `handle` being the initial resource is
+ * RMM_STATUS_INVALID_ARGUMENT: its tag is set through `rmm_initial_resource_tag`.
+ */
+rmm_status_t rmm_per_device_entry_tag(int32_t device,
+                                      rmm_resource_t handle,
+                                      void *proposed,
+                                      void **actual);
+
+/**
  * Creates a `pinned_host_memory_resource`: pinned host memory, device-accessible.
  */
 rmm_status_t rmm_pinned_host_create(rmm_resource_t *out);

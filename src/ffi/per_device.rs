@@ -164,3 +164,45 @@ pub unsafe extern "C" fn rmm_initial_resource_tag(
         Ok(())
     })
 }
+
+/// Whether `handle` is `device`'s initial resource (the entry tagged through
+/// `rmm_initial_resource_tag`); false before that resource exists. Lets a front end tell an
+/// untagged initial entry from an untagged entry set from C, Python or Rust.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_per_device_resource_is_initial(
+    device: i32,
+    handle: rmm_resource_t,
+    out: *mut bool,
+) -> rmm_status_t {
+    guard("rmm_per_device_resource_is_initial", || {
+        non_null(out, "out")?;
+        let r = resource_of(handle)?;
+        let initial = mr::is_initial_resource(device, &r)?;
+        // SAFETY: checked non-null above.
+        unsafe { write_out(out, initial) };
+        Ok(())
+    })
+}
+
+/// Compare-and-set of the tag of `device`'s current entry, for resources other than the
+/// initial one: stores `proposed` if the current entry is still `handle`'s resource and has
+/// no tag. `actual` receives the tag now stored with the current entry when it still is
+/// that resource (yours, or one stored earlier), or NULL when the current entry is another
+/// resource (nothing is stored). `handle` being the initial resource is
+/// RMM_STATUS_INVALID_ARGUMENT: its tag is set through `rmm_initial_resource_tag`.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_per_device_entry_tag(
+    device: i32,
+    handle: rmm_resource_t,
+    proposed: *mut c_void,
+    actual: *mut *mut c_void,
+) -> rmm_status_t {
+    guard("rmm_per_device_entry_tag", || {
+        non_null(actual, "actual")?;
+        let r = resource_of(handle)?;
+        let t = mr::current_entry_tag(device, &r, proposed as usize)?;
+        // SAFETY: checked non-null above.
+        unsafe { write_out(actual, t as *mut c_void) };
+        Ok(())
+    })
+}

@@ -57,9 +57,10 @@ pub use host::{HostMemoryResource, NewDeleteResource, PinnedMemoryResource};
 pub use logging::{LoggingResourceAdaptor, LOG_FILE_ENV, LOG_HEADER};
 pub use managed::ManagedMemoryResource;
 pub use per_device::{
-    get_current_device_resource, get_per_device_resource, get_per_device_resource_tagged,
-    initial_resource_tag, reset_current_device_resource, reset_per_device_resource,
-    set_current_device_resource, set_per_device_resource, set_per_device_resource_tagged,
+    current_entry_tag, get_current_device_resource, get_per_device_resource,
+    get_per_device_resource_tagged, initial_resource_tag, is_initial_resource,
+    reset_current_device_resource, reset_per_device_resource, set_current_device_resource,
+    set_per_device_resource, set_per_device_resource_tagged,
 };
 pub use pinned_host::PinnedHostMemoryResource;
 pub use pool::PoolMemoryResource;

@@ -5,7 +5,10 @@
 //! to it (hipMM dereferences the null pointer there; we don't).
 //!
 //! Each entry also carries an opaque `tag` for front ends: the C++ wrapper stores the C++
-//! object that was set, so `get_current_device_resource()` returns that same object.
+//! object that was set, so `get_current_device_resource()` returns that same object. An
+//! entry set without a tag (from C, Python or Rust) gets one later, race-free, through
+//! [`initial_resource_tag`] when it is the initial resource and [`current_entry_tag`]
+//! otherwise; [`is_initial_resource`] tells the two apart.
 
 use std::sync::{Arc, OnceLock};
 
@@ -140,4 +143,49 @@ pub fn initial_resource_tag(device: DeviceId, proposed: usize) -> Result<usize> 
         }
     }
     Ok(tag)
+}
+
+/// Whether `resource` is `device`'s initial resource (the one [`initial_resource_tag`]
+/// tags). False while the initial resource has not been created: then it cannot be
+/// `resource`. The initial resource never changes, so the answer stays valid.
+pub fn is_initial_resource(device: DeviceId, resource: &SharedResource) -> Result<bool> {
+    let s = slot(device)?.lock();
+    Ok(s.initial
+        .as_ref()
+        .is_some_and(|(initial, _)| Arc::ptr_eq(initial, resource)))
+}
+
+/// Compare-and-set of the tag of `device`'s *current* entry, for resources other than the
+/// initial one: if the current entry is `resource` (the same object) and untagged, stores
+/// `proposed`. Returns the tag now stored with the current entry when it still is
+/// `resource` (`proposed`, or one stored earlier), and 0 when the current entry is another
+/// resource (it was replaced, or `resource` is a previous entry): nothing is stored then.
+///
+/// The initial resource keeps its dedicated tag: passing it is an error (use
+/// [`initial_resource_tag`]).
+pub fn current_entry_tag(
+    device: DeviceId,
+    resource: &SharedResource,
+    proposed: usize,
+) -> Result<usize> {
+    let mut guard = slot(device)?.lock();
+    let s = &mut *guard;
+    if s.initial
+        .as_ref()
+        .is_some_and(|(initial, _)| Arc::ptr_eq(initial, resource))
+    {
+        return Err(Error::invalid(format!(
+            "the resource is device {device}'s initial resource: its tag is set through \
+             rmm_initial_resource_tag"
+        )));
+    }
+    match &mut s.current {
+        Some((r, t)) if Arc::ptr_eq(r, resource) => {
+            if *t == 0 {
+                *t = proposed;
+            }
+            Ok(*t)
+        }
+        _ => Ok(0),
+    }
 }

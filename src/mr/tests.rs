@@ -243,6 +243,53 @@ fn registry_tags_travel_with_entries() {
 }
 
 #[test]
+fn registry_tags_untagged_current_entries_apart_from_the_initial_resource() {
+    init();
+    let _g = REGISTRY_LOCK.lock();
+    let initial = get_per_device_resource(0).unwrap();
+    let initial_tag = initial_resource_tag(0, 0x1000).unwrap();
+    assert!(is_initial_resource(0, &initial).unwrap());
+    assert!(
+        current_entry_tag(0, &initial, 0x3000).is_err(),
+        "the initial resource keeps its dedicated tag"
+    );
+    assert_eq!(initial_resource_tag(0, 0x4000).unwrap(), initial_tag);
+
+    // An entry set without a tag (as from C or Python) is not the initial resource.
+    let mine: SharedResource = Arc::new(ManagedMemoryResource::new().unwrap());
+    set_per_device_resource(0, Some(mine.clone())).unwrap();
+    assert!(!is_initial_resource(0, &mine).unwrap());
+    assert_eq!(get_per_device_resource_tagged(0).unwrap().1, 0);
+    assert_eq!(current_entry_tag(0, &mine, 0xa000).unwrap(), 0xa000);
+    assert_eq!(
+        current_entry_tag(0, &mine, 0xb000).unwrap(),
+        0xa000,
+        "set once"
+    );
+    assert_eq!(get_per_device_resource_tagged(0).unwrap().1, 0xa000);
+    assert_eq!(
+        initial_resource_tag(0, 0x5000).unwrap(),
+        initial_tag,
+        "the initial tag is untouched"
+    );
+
+    // A resource that is not the current entry is never tagged.
+    let other: SharedResource = Arc::new(ManagedMemoryResource::new().unwrap());
+    assert_eq!(current_entry_tag(0, &other, 0xc000).unwrap(), 0);
+    assert_eq!(get_per_device_resource_tagged(0).unwrap().1, 0xa000);
+
+    // Setting the same resource again makes a new, untagged entry; once replaced, the old
+    // entry can't be tagged.
+    set_per_device_resource(0, Some(mine.clone())).unwrap();
+    assert_eq!(get_per_device_resource_tagged(0).unwrap().1, 0);
+    let (prev, prev_tag) = set_per_device_resource_tagged(0, None, 0).unwrap();
+    assert!(Arc::ptr_eq(&prev, &mine));
+    assert_eq!(prev_tag, 0);
+    assert_eq!(current_entry_tag(0, &mine, 0xd000).unwrap(), 0);
+    assert_eq!(get_per_device_resource_tagged(0).unwrap().1, initial_tag);
+}
+
+#[test]
 fn registry_rejects_devices_out_of_range() {
     init();
     let n = crate::device::get_device_count().unwrap();

@@ -11,7 +11,10 @@
  *   exceptions it throws come back as statuses (see detail/resource_bridge.hpp) and, through
  *   the C++ wrapper of a handle, as rmm::out_of_memory / rmm::bad_alloc;
  * - the initial resource of a device is a cuda_memory_resource object created on first use
- *   and shared by all callers (never destroyed, like RMM's).
+ *   and shared by all callers (never destroyed, like RMM's);
+ * - a resource set from C, Python or Rust (an untagged entry) is seen as a
+ *   detail::registry_resource allocating through its handle, created on first use and stored
+ *   as the entry's tag (never destroyed either).
  *
  * As in RMM, the caller keeps a resource alive for as long as it is set.
  *
@@ -26,6 +29,7 @@
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/export.hpp>
 #include <rmm/mr/device/cuda_memory_resource.hpp>
+#include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/detail/resource_bridge.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/resource_ref.hpp>
@@ -40,11 +44,59 @@ namespace rmm::mr {
 namespace detail {
 
 /**
+ * @brief The C++ object of a registry entry set without a C++ object: a resource set from C,
+ * Python or Rust (`rmm_set_current_device_resource(pool)`, say). It allocates through the
+ * entry's handle, whatever kind of resource that is.
+ *
+ * One is created per such entry and stored as the entry's tag, so later calls return the same
+ * object. It is never freed, on purpose: the registry (in Rust) cannot run C++ destructors,
+ * and callers may keep the returned pointer after the entry is replaced, as they do with the
+ * pointers RMM returns. Each keeps one reference to its handle, so the resource stays alive
+ * as long as it does.
+ */
+class registry_resource final : public handle_resource {
+ public:
+  /**
+   * @brief Takes over the reference @p handle owns.
+   * @param handle A handle owning one reference
+   */
+  registry_resource(adopt_handle_t, rmm_resource_t handle) noexcept
+    : handle_resource{adopt_handle, handle}
+  {
+  }
+};
+
+/**
+ * @brief Wraps @p handle in a new heap object of type @p Wrapper; releases @p handle if that
+ * throws.
+ * @param handle A handle owning one reference, taken over
+ * @return The new object
+ */
+template <typename Wrapper>
+std::unique_ptr<Wrapper> adopt_registry_handle(rmm_resource_t handle)
+{
+  try {
+    return std::make_unique<Wrapper>(adopt_handle, handle);
+  } catch (...) {
+    (void)rmm_resource_release(handle);
+    throw;
+  }
+}
+
+/**
  * @brief The C++ object of a registry entry; takes over the reference @p handle owns.
  *
- * A tagged entry returns its tag. An untagged entry is the device's initial resource: a heap
- * cuda_memory_resource adopting @p handle is proposed as its tag; if another thread got there
- * first, the proposal is deleted and the earlier object returned.
+ * - A tagged entry (set from C++, or resolved before) returns its tag.
+ * - An untagged entry that is the device's initial resource gets the initial resource's
+ *   cuda_memory_resource object: a heap cuda_memory_resource adopting @p handle is proposed
+ *   through rmm_initial_resource_tag.
+ * - Any other untagged entry (set from C, Python or Rust) gets a registry_resource adopting
+ *   @p handle, proposed as the current entry's tag through rmm_per_device_entry_tag; when the
+ *   entry is no longer current (a previous entry, or one replaced meanwhile) the object is
+ *   returned without being stored.
+ *
+ * Both proposals are compare-and-set: if another thread stored a tag first, the proposal is
+ * deleted and the earlier object returned.
  * @param device Device ordinal
  * @param handle The entry's handle (a new reference), may be null
  * @param tag The entry's tag
@@ -57,20 +109,28 @@ inline device_memory_resource* resolve_registry_entry(int device, rmm_resource_t
     return static_cast<device_memory_resource*>(tag);
   }
   if (handle == nullptr) { return nullptr; }
-  std::unique_ptr<cuda_memory_resource> proposal;
-  try {
-    proposal = std::make_unique<cuda_memory_resource>(adopt_handle, handle);
-  } catch (...) {
+  bool is_initial     = false;
+  rmm_status_t status = rmm_per_device_resource_is_initial(device, handle, &is_initial);
+  if (status != RMM_STATUS_SUCCESS) {
     (void)rmm_resource_release(handle);
-    throw;
+    rmm::detail::check(status);
   }
+  void* actual = nullptr;
+  if (is_initial) {
+    auto proposal  = adopt_registry_handle<cuda_memory_resource>(handle);
+    void* proposed = static_cast<device_memory_resource*>(proposal.get());
+    rmm::detail::check(rmm_initial_resource_tag(device, proposed, &actual));
+    if (actual == proposed) { return static_cast<device_memory_resource*>(proposal.release()); }
+    return static_cast<device_memory_resource*>(actual);
+  }
+  auto proposal  = adopt_registry_handle<registry_resource>(handle);
   void* proposed = static_cast<device_memory_resource*>(proposal.get());
-  void* actual   = nullptr;
-  rmm::detail::check(rmm_initial_resource_tag(device, proposed, &actual));
-  if (actual == proposed) { return static_cast<device_memory_resource*>(proposal.release()); }
+  rmm::detail::check(rmm_per_device_entry_tag(device, proposal->handle(), proposed, &actual));
+  if (actual == proposed || actual == nullptr) {
+    return static_cast<device_memory_resource*>(proposal.release());
+  }
   return static_cast<device_memory_resource*>(actual);
 }
-
 
 /**
  * @brief The initial resource of the current device: the `cuda_memory_resource` that
