@@ -403,8 +403,14 @@ impl Allocation {
     #[pyo3(signature = (mr, size, stream=0))]
     fn new(py: Python<'_>, mr: &ResourceHandle, size: usize, stream: usize) -> PyResult<Self> {
         let r = mr.raw()?;
+        // Zero bytes: no call to the resource (as rmm::device_buffer); the C ABI's
+        // deallocate of NULL is a no-op, so a counted zero-byte allocation would never
+        // be uncounted by a statistics adaptor.
         let p = call(py, move || {
             let mut p: *mut c_void = std::ptr::null_mut();
+            if size == 0 {
+                return Ok(0);
+            }
             check(unsafe { rmm_allocate_async(r as Res, size, stream as StreamT, &mut p) })?;
             Ok(p as usize)
         })?;
@@ -1208,6 +1214,76 @@ fn library_path() -> PyResult<String> {
         return Err(PyValueError::new_err("cannot locate librmm.so"));
     }
     Ok(cstr(info.dli_fname))
+}
+
+// ---- PyTorch's pluggable allocator ---------------------------------------------------------
+
+/// The per-device resource of `device` (a new reference), or null.
+fn torch_resource(device: c_int) -> Res {
+    let mut r: Res = std::ptr::null_mut();
+    if unsafe { rmm_get_per_device_resource(device, &mut r) } != SUCCESS {
+        return std::ptr::null_mut();
+    }
+    r
+}
+
+/// PyTorch's pluggable-allocator `alloc` (`torch.cuda.memory.CUDAPluggableAllocator(path,
+/// "rmm_torch_allocate", "rmm_torch_deallocate")`): `size` bytes from the per-device resource
+/// of `device`, in stream order on `stream` (a `cudaStream_t`, passed through as the C ABI's
+/// stream). Returns null on failure (negative size, no resource, out of memory); the reason
+/// is `rmm_last_error_message()` on this thread. Zero bytes give null without reaching the
+/// resource.
+///
+/// # Safety
+/// `stream` must be a valid CUDA stream of `device` (or a special stream handle), as
+/// PyTorch passes.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_torch_allocate(
+    size: isize,
+    device: c_int,
+    stream: *mut c_void,
+) -> *mut c_void {
+    if size <= 0 {
+        return std::ptr::null_mut(); // zero bytes: no call, as rmm::device_buffer
+    }
+    let r = torch_resource(device);
+    if r.is_null() {
+        return std::ptr::null_mut();
+    }
+    let mut ptr: *mut c_void = std::ptr::null_mut();
+    let status = unsafe { rmm_allocate_async(r, size as usize, stream, &mut ptr) };
+    unsafe { rmm_resource_release(r) };
+    if status != SUCCESS {
+        return std::ptr::null_mut();
+    }
+    ptr
+}
+
+/// PyTorch's pluggable-allocator `free`: returns `ptr` (of `size` bytes, from
+/// `rmm_torch_allocate` with the same `device`) to the per-device resource of `device`, in
+/// stream order on `stream`. Null is a no-op.
+///
+/// # Safety
+/// `ptr` must come from `rmm_torch_allocate` with this `size` and `device` and not be freed
+/// yet; `stream` as for `rmm_torch_allocate`.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_torch_deallocate(
+    ptr: *mut c_void,
+    size: isize,
+    device: c_int,
+    stream: *mut c_void,
+) {
+    if ptr.is_null() || size < 0 {
+        return;
+    }
+    let r = torch_resource(device);
+    if r.is_null() {
+        return;
+    }
+    unsafe {
+        rmm_deallocate_async(r, ptr, size as usize, stream);
+        rmm_resource_release(r);
+    }
 }
 
 #[pymodule]

@@ -107,7 +107,7 @@ def test_statistics_adaptor():
     st.deallocate(d, 10)
     st.deallocate(a, 1000)
     assert st.allocation_counts.current_bytes == 0
-    with pytest.raises(ValueError):
+    with pytest.raises(IndexError, match="cannot pop the last counter pair"):
         st.pop_counters()
 
 

@@ -10,6 +10,7 @@ the registry's entry, and wraps resources set from C or C++ in the class of thei
 import os
 
 from rmm import _ffi
+from rmm._exceptions import InvalidArgumentError
 from rmm.pylibrmm.helper import check_pointer, check_size, parse_size
 from rmm.pylibrmm.stream import DEFAULT_STREAM, Stream, as_stream
 from rmm.statistics import Statistics
@@ -352,8 +353,13 @@ class StatisticsResourceAdaptor(UpstreamResourceAdaptor):
         return _statistics(_ffi.statistics_push(self._h()))
 
     def pop_counters(self):
-        """End the current frame (folded into the one below); returns its counters."""
-        return _statistics(_ffi.statistics_pop(self._h()))
+        """End the current frame (folded into the one below); returns its counters.
+
+        Raises ``IndexError`` when only the base frame is left (as RMM)."""
+        try:
+            return _statistics(_ffi.statistics_pop(self._h()))
+        except InvalidArgumentError as e:
+            raise IndexError(f"cannot pop the last counter pair ({e})") from None
 
 
 class TrackingResourceAdaptor(UpstreamResourceAdaptor):
@@ -451,10 +457,21 @@ def _check_device(device):
     return device
 
 
+def _known(device, handle):
+    """The Python object of ``device``'s resource (``handle``), remembered for the next
+    get: as in RMM, repeated gets return the same object, also for a resource that Python
+    did not set (the initial resource, or one set from C/C++)."""
+    known = _per_device_mrs.get(device)
+    mr = _from_handle(handle, known)
+    if mr is not known:
+        _per_device_mrs[device] = mr
+    return mr
+
+
 def get_per_device_resource(device):
     """The memory resource of ``device`` (as set from Python, C or C++)."""
     _check_device(device)
-    return _from_handle(_ffi.get_per_device_resource(device), _per_device_mrs.get(device))
+    return _known(device, _ffi.get_per_device_resource(device))
 
 
 def set_per_device_resource(device, mr):
@@ -469,7 +486,7 @@ def set_per_device_resource(device, mr):
 def get_current_device_resource():
     """The memory resource of the current device."""
     handle = _ffi.get_current_device_resource()
-    return _from_handle(handle, _per_device_mrs.get(_ffi.get_current_device()))
+    return _known(_ffi.get_current_device(), handle)
 
 
 def set_current_device_resource(mr):
