@@ -129,8 +129,8 @@ def _():
         opt.step()
     torch.cuda.synchronize()
     counts = stats.allocation_counts
-    assert counts["total_count"] > 0, counts
-    return f"20 training steps, loss {loss.item():.4f}, {counts['total_count']} allocations seen"
+    assert counts.total_count > 0, counts
+    return f"20 training steps, loss {loss.item():.4f}, {counts.total_count} allocations seen"
 
 
 print(f"gpu-smoke: {results['ok']} passed, {results['failed']} failed, {results['skipped']} skipped")
