@@ -4,6 +4,7 @@
  */
 #pragma once
 
+#include <rmm/aligned.hpp>
 #include <rmm/detail/cuda_mr.hpp>
 #include <rmm/detail/export.hpp>
 #include <rmm/detail/nvtx/ranges.hpp>
@@ -12,6 +13,19 @@
 #include <utility>
 
 namespace rmm::mr {
+
+namespace detail {
+/**
+ * @brief The alignment a host resource uses for @p alignment: itself when supported (a power
+ * of two), else RMM's default host alignment, as RMM's host resources do.
+ * @param alignment The requested alignment
+ * @return The alignment to use
+ */
+[[nodiscard]] constexpr std::size_t host_alignment(std::size_t alignment) noexcept
+{
+  return rmm::is_supported_alignment(alignment) ? alignment : rmm::RMM_DEFAULT_HOST_ALIGNMENT;
+}
+}  // namespace detail
 
 /**
  * @brief Base class of host memory resources, like `std::pmr::memory_resource`.

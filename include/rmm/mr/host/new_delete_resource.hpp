@@ -23,21 +23,14 @@ namespace rmm::mr {
  */
 class new_delete_resource final : public host_memory_resource {
  private:
-  // As RMM: an unsupported alignment (not a power of two) gives alignof(std::max_align_t).
-  static std::size_t effective_alignment(std::size_t alignment) noexcept
-  {
-    return (alignment == 0 || (alignment & (alignment - 1)) != 0) ? alignof(std::max_align_t)
-                                                                   : alignment;
-  }
-
   void* do_allocate(std::size_t bytes, std::size_t alignment) override
   {
-    return ::operator new(bytes, std::align_val_t{effective_alignment(alignment)});
+    return ::operator new(bytes, std::align_val_t{detail::host_alignment(alignment)});
   }
 
   void do_deallocate(void* ptr, std::size_t bytes, std::size_t alignment) override
   {
-    ::operator delete(ptr, bytes, std::align_val_t{effective_alignment(alignment)});
+    ::operator delete(ptr, bytes, std::align_val_t{detail::host_alignment(alignment)});
   }
 
   [[nodiscard]] bool do_is_equal(host_memory_resource const& other) const noexcept override

@@ -81,23 +81,16 @@ class pinned_memory_resource final : public host_memory_resource {
 #endif
 
  private:
-  // As RMM: an unsupported alignment (not a power of two) gives alignof(std::max_align_t).
-  static std::size_t effective_alignment(std::size_t alignment) noexcept
-  {
-    return (alignment == 0 || (alignment & (alignment - 1)) != 0) ? alignof(std::max_align_t)
-                                                                   : alignment;
-  }
-
   void* do_allocate(std::size_t bytes, std::size_t alignment) override
   {
     void* ptr = nullptr;
-    rmm::detail::check(rmm_pinned_host_allocate(bytes, effective_alignment(alignment), &ptr));
+    rmm::detail::check(rmm_pinned_host_allocate(bytes, detail::host_alignment(alignment), &ptr));
     return ptr;
   }
 
   void do_deallocate(void* ptr, std::size_t bytes, std::size_t alignment) override
   {
-    rmm::detail::check(rmm_pinned_host_deallocate(ptr, bytes, effective_alignment(alignment)));
+    rmm::detail::check(rmm_pinned_host_deallocate(ptr, bytes, detail::host_alignment(alignment)));
   }
 
   [[nodiscard]] bool do_is_equal(host_memory_resource const& other) const noexcept override
