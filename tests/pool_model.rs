@@ -262,6 +262,16 @@ fn pool_subject(up: SharedResource, _streams: &[Stream]) -> Subject {
     }
 }
 
+/// The pool with per-thread shards on from the start: small requests come from the
+/// thread's shard (slabs of the global pool), large ones from the global pool.
+fn sharded_pool_subject(up: SharedResource, streams: &[Stream]) -> Subject {
+    let subject = pool_subject(up, streams);
+    let pool = subject.mr.as_any().downcast_ref::<PoolMemoryResource>().unwrap();
+    pool.set_sharded(true);
+    assert!(pool.is_sharded());
+    subject
+}
+
 const LARGE: usize = 12 << 20;
 
 proptest! {
@@ -270,6 +280,11 @@ proptest! {
     #[test]
     fn pool_model(ops in prop::collection::vec(op_strategy(LARGE), 1..2000)) {
         run_model(&pool_subject, &ops, true);
+    }
+
+    #[test]
+    fn sharded_pool_model(ops in prop::collection::vec(op_strategy(LARGE), 1..2000)) {
+        run_model(&sharded_pool_subject, &ops, true);
     }
 }
 
@@ -316,6 +331,12 @@ fn pool_long_run() {
 }
 
 #[test]
+fn sharded_pool_long_run() {
+    let ops = XorShift(0x7f4a_7c15_9e37_79b9).ops(LONG_RUN, LARGE);
+    run_model(&sharded_pool_subject, &ops, true);
+}
+
+#[test]
 #[ignore = "long: tens of millions of operations"]
 fn pool_very_long_run() {
     let ops = XorShift(0x1234_5678_9abc_def1).ops(20_000_000, LARGE);
@@ -338,8 +359,21 @@ fn forget(mr: &dyn DeviceMemoryResource, s: Stream) {
 /// 16 threads, each with its own stream plus the shared default stream, random sizes,
 /// pattern checked before every free.
 fn stress(mr: SharedResource, steps: usize) {
+    stress_with(mr, steps, false)
+}
+
+/// A live block handed from one thread to another, to be freed there.
+struct Parcel(*mut c_void, usize, usize, Stream);
+// SAFETY (test): the pointer is device memory, owned by whichever thread holds the parcel.
+unsafe impl Send for Parcel {}
+
+/// [`stress`]; with `cross`, threads also hand some live blocks to each other through a
+/// shared mailbox, so blocks are freed by other threads than the one that allocated them.
+fn stress_with(mr: SharedResource, steps: usize, cross: bool) {
     let _serial = SERIAL.lock();
     let rt = rt();
+    let mailbox: Mutex<Vec<Parcel>> = Mutex::new(Vec::new());
+    let mailbox = &mailbox;
     std::thread::scope(|scope| {
         for t in 0..16u64 {
             let mr = mr.clone();
@@ -366,7 +400,17 @@ fn stress(mr: SharedResource, steps: usize) {
                         let k = (r >> 20) as usize % live.len();
                         let (p, size, uid, ws) = live.swap_remove(k);
                         check(p, size, uid, ws);
-                        mr.deallocate(p, size, s).unwrap();
+                        if cross && (r >> 40) % 4 == 0 {
+                            // `check` synchronized the writer: another thread may free it.
+                            mailbox.lock().push(Parcel(p, size, uid, ws));
+                        } else {
+                            mr.deallocate(p, size, s).unwrap();
+                        }
+                        let parcel = if cross { mailbox.lock().pop() } else { None };
+                        if let Some(Parcel(p, size, uid, ws)) = parcel {
+                            check(p, size, uid, ws);
+                            mr.deallocate(p, size, s).unwrap();
+                        }
                     }
                 }
                 for (p, size, uid, ws) in live {
@@ -380,6 +424,10 @@ fn stress(mr: SharedResource, steps: usize) {
             });
         }
     });
+    for Parcel(p, size, uid, ws) in mailbox.lock().drain(..) {
+        check(p, size, uid, ws);
+        mr.deallocate(p, size, Stream::DEFAULT).unwrap();
+    }
 }
 
 #[test]
@@ -390,6 +438,41 @@ fn pool_sixteen_threads() {
             Arc::new(PoolMemoryResource::new(up.clone(), 0, Some(512 << 20)).unwrap());
         stress(pool, 5_000);
     }
+    assert_eq!(up.outstanding(), 0);
+}
+
+#[test]
+fn sharded_pool_sixteen_threads_with_cross_thread_frees() {
+    let up = Counting::new();
+    {
+        let pool = Arc::new(PoolMemoryResource::new(up.clone(), 0, Some(512 << 20)).unwrap());
+        pool.set_sharded(true);
+        stress_with(pool.clone(), 5_000, true);
+        // Everything is free: the shards' slabs go back to the global pool, and all of it
+        // to upstream.
+        assert_eq!(pool.bytes_free(), pool.pool_size());
+        pool.release().unwrap();
+        assert_eq!(pool.pool_size(), 0);
+        assert_eq!(up.outstanding(), 0);
+    }
+    assert_eq!(up.outstanding(), 0);
+}
+
+#[test]
+fn pool_turns_sharded_under_contention_only() {
+    let up = Counting::new();
+    let pool = Arc::new(PoolMemoryResource::new(up.clone(), 0, None).unwrap());
+    for _ in 0..10_000 {
+        let p = pool.allocate(4096, Stream::DEFAULT).unwrap();
+        pool.deallocate(p, 4096, Stream::DEFAULT).unwrap();
+    }
+    assert!(!pool.is_sharded(), "one thread never contends");
+    stress(pool.clone(), 5_000);
+    // 16 threads on 2 or more cores contend for the global lock; on one core they may not.
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
+        assert!(pool.is_sharded(), "16 threads should have turned sharding on");
+    }
+    drop(pool);
     assert_eq!(up.outstanding(), 0);
 }
 

@@ -80,6 +80,11 @@ def _():
 
 @part("Numba with RMMNumbaManager")
 def _():
+    import numpy as np
+
+    if not hasattr(np, "row_stack"):
+        # numba-cuda 0.30 refers to np.row_stack, gone in NumPy 2.5 (see numba_kernels.py).
+        np.row_stack = np.vstack
     from numba import cuda
 
     from rmm.allocators.numba import RMMNumbaManager

@@ -4,8 +4,16 @@
 //! generation. Every use is checked against the table, so NULL, foreign pointers, double
 //! release and use after release are reported as errors instead of being undefined
 //! behaviour. Slots are recycled with a new generation; stale handles stay detectable.
+//!
+//! Allocation and deallocation read a slot without writing to it ([`HandleTable::with`]):
+//! every thread of a multi-threaded program allocates through the same handle, and a lock
+//! or reference count in the slot would bounce its cache line between cores on every call.
+//! The slot publishes its generation and the resource's address in two atomics (a
+//! seqlock-style read), so use after release is still reported; releasing the *last*
+//! reference while another thread is inside a call on the same handle is a caller error,
+//! as destroying an RMM resource in use is.
 
-use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+use std::sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 
 use parking_lot::{Mutex, RwLock};
 
@@ -19,10 +27,28 @@ const MAX_CHUNKS: usize = 4096;
 struct SlotState {
     generation: u32,
     refs: u32,
-    value: Option<SharedResource>,
+    /// Boxed so that its address (published in [`Slot::resource`]) is stable.
+    value: Option<Box<SharedResource>>,
 }
 
-type Chunk = [RwLock<SlotState>; CHUNK];
+/// One handle slot: the state behind a lock for writers, and its read-only summary for
+/// the hot path.
+#[derive(Default)]
+struct Slot {
+    state: RwLock<SlotState>,
+    /// `generation << 1 | 1` while the slot holds a resource, `generation << 1` otherwise.
+    stamp: AtomicU64,
+    /// The boxed resource while the slot holds one, else null.
+    resource: AtomicPtr<SharedResource>,
+}
+
+impl Slot {
+    fn live_stamp(generation: u32) -> u64 {
+        (u64::from(generation) << 1) | 1
+    }
+}
+
+type Chunk = [Slot; CHUNK];
 
 /// A growable table of reference-counted resource slots.
 pub(crate) struct HandleTable {
@@ -45,7 +71,7 @@ impl HandleTable {
         }
     }
 
-    fn slot(&self, index: u32) -> Option<&RwLock<SlotState>> {
+    fn slot(&self, index: u32) -> Option<&Slot> {
         let (c, i) = (index as usize / CHUNK, index as usize % CHUNK);
         let chunk = self.chunks.get(c)?.load(Ordering::Acquire);
         // SAFETY: chunks are allocated once, published with Release, and never freed, so a
@@ -79,7 +105,7 @@ impl HandleTable {
         if self.chunks[c].load(Ordering::Acquire).is_null() {
             let _g = self.grow.lock();
             if self.chunks[c].load(Ordering::Acquire).is_null() {
-                let chunk: Box<Chunk> = Box::new(std::array::from_fn(|_| RwLock::default()));
+                let chunk: Box<Chunk> = Box::new(std::array::from_fn(|_| Slot::default()));
                 self.chunks[c].store(Box::into_raw(chunk), Ordering::Release);
             }
         }
@@ -90,9 +116,13 @@ impl HandleTable {
     pub(crate) fn insert(&self, value: SharedResource) -> Result<usize> {
         let index = self.new_index()?;
         let slot = self.slot(index).expect("slot of a fresh index exists");
-        let mut s = slot.write();
+        let mut s = slot.state.write();
         s.refs = 1;
-        s.value = Some(value);
+        let boxed = s.value.insert(Box::new(value));
+        slot.resource
+            .store(&mut **boxed as *mut SharedResource, Ordering::Release);
+        slot.stamp
+            .store(Slot::live_stamp(s.generation), Ordering::Release);
         Ok(Self::encode(index, s.generation))
     }
 
@@ -103,7 +133,7 @@ impl HandleTable {
         ))
     }
 
-    fn live(&self, handle: usize) -> Result<&RwLock<SlotState>> {
+    fn live(&self, handle: usize) -> Result<&Slot> {
         if handle == 0 {
             return Err(Error::invalid("resource handle is NULL"));
         }
@@ -126,14 +156,46 @@ impl HandleTable {
 
     /// The resource behind `handle` (a new `Arc`; the handle's count is unchanged).
     pub(crate) fn get(&self, handle: usize) -> Result<SharedResource> {
-        let s = self.live(handle)?.read();
+        let s = self.live(handle)?.state.read();
         Self::check(handle, &s)?;
-        Ok(s.value.clone().expect("live slot has a value"))
+        Ok(SharedResource::clone(
+            s.value.as_deref().expect("live slot has a value"),
+        ))
+    }
+
+    /// Runs `f` on the resource behind `handle` without writing to the slot (see the module
+    /// docs): the allocation hot path. Errors are those of [`HandleTable::get`].
+    #[inline]
+    pub(crate) fn with<R>(
+        &self,
+        handle: usize,
+        f: impl FnOnce(&SharedResource) -> Result<R>,
+    ) -> Result<R> {
+        if let Some((index, generation)) = Self::decode(handle) {
+            if let Some(slot) = self.slot(index) {
+                let want = Slot::live_stamp(generation);
+                if slot.stamp.load(Ordering::Acquire) == want {
+                    let p = slot.resource.load(Ordering::Acquire);
+                    // Seqlock read: the stamp is unchanged after reading the pointer, so the
+                    // pointer belongs to this generation.
+                    fence(Ordering::Acquire);
+                    if !p.is_null() && slot.stamp.load(Ordering::Relaxed) == want {
+                        // SAFETY: `p` is the boxed resource of this live generation; the box
+                        // is freed only when the handle's last reference is released, which
+                        // the caller may not do while using the handle (module docs).
+                        return f(unsafe { &*p });
+                    }
+                }
+            }
+        }
+        // Not a live handle: the locked path reports exactly what is wrong.
+        let r = self.get(handle)?;
+        f(&r)
     }
 
     /// Adds a reference to `handle`.
     pub(crate) fn retain(&self, handle: usize) -> Result<()> {
-        let mut s = self.live(handle)?.write();
+        let mut s = self.live(handle)?.state.write();
         Self::check(handle, &s)?;
         s.refs = s.refs.checked_add(1).ok_or_else(|| {
             Error::invalid(format!(
@@ -148,13 +210,17 @@ impl HandleTable {
         let (index, _) =
             Self::decode(handle).ok_or_else(|| Self::invalid(handle, "is not a handle"))?;
         let value = {
-            let mut s = self.live(handle)?.write();
+            let slot = self.live(handle)?;
+            let mut s = slot.state.write();
             Self::check(handle, &s)?;
             s.refs -= 1;
             if s.refs > 0 {
                 return Ok(());
             }
             s.generation = s.generation.wrapping_add(1);
+            slot.stamp
+                .store(u64::from(s.generation) << 1, Ordering::Release);
+            slot.resource.store(std::ptr::null_mut(), Ordering::Release);
             s.value.take()
         };
         self.free.lock().push(index);

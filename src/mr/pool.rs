@@ -29,12 +29,13 @@
 
 use std::any::Any;
 use std::ffi::c_void;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
 
 use super::stream_lifetime::{self, StreamState};
-use super::stream_ordered::{PerStreamLists, StreamRegistry};
+use super::stream_ordered::{thread_number, PerStreamLists, StreamRegistry};
 use super::{current_device_or_unknown, DeviceMemoryResource, SharedResource};
 use super::{ALLOCATION_ALIGNMENT, ALLOCATION_ALIGNMENT as ALIGN};
 use crate::error::{Error, Result};
@@ -130,6 +131,7 @@ impl PtrMap {
         self.len
     }
 
+    #[cfg(test)]
     fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -168,6 +170,22 @@ impl PtrMap {
                 return;
             }
             debug_assert!(e.0 != key, "duplicate key");
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// The value of `key`, if present.
+    fn get(&self, key: usize) -> Option<u32> {
+        let mask = self.mask();
+        let mut i = self.home(key);
+        loop {
+            let e = self.slots[i];
+            if e.0 == key && key != 0 {
+                return Some(e.1);
+            }
+            if e.0 == 0 {
+                return None;
+            }
             i = (i + 1) & mask;
         }
     }
@@ -228,6 +246,9 @@ impl PtrMap {
 enum State {
     Free,
     Used,
+    /// Used by the global pool as a shard's slab (see [`PoolMemoryResource`]'s docs): not a
+    /// caller's allocation, though a caller's first block in the slab has its address.
+    Slab,
     /// Slot in the slab's free-slot list.
     Vacant,
 }
@@ -523,14 +544,81 @@ impl Inner {
     }
 }
 
+/// Requests up to this size go to the calling thread's shard once the pool is sharded;
+/// larger ones always use the global pool (they are rare and large enough that a lock is
+/// not what they cost).
+const SHARD_MAX: usize = 1 << 20;
+/// The smallest slab a shard takes from the global pool; a shard's slabs double with its
+/// size up to [`SLAB_MAX`], so a thread's memory grows in few global operations.
+const SLAB_MIN: usize = 4 << 20;
+/// The largest slab a shard takes at once.
+const SLAB_MAX: usize = 64 << 20;
+/// Contended acquisitions of the global lock before the pool turns sharding on.
+const CONTENTION_TO_SHARD: u32 = 64;
+
+/// The per-thread shards of a pool (see [`PoolMemoryResource`]'s docs).
+struct Shards {
+    /// Turned on (once, for good) when the global lock was found contended
+    /// [`CONTENTION_TO_SHARD`] times, or by [`PoolMemoryResource::set_sharded`].
+    active: AtomicBool,
+    contended: AtomicU32,
+    list: Box<[OnceLock<Arc<Mutex<Inner>>>]>,
+}
+
+impl Shards {
+    fn new() -> Self {
+        let n = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(8)
+            .clamp(2, 64);
+        Shards {
+            active: AtomicBool::new(false),
+            contended: AtomicU32::new(0),
+            list: (0..n).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    #[inline(always)]
+    fn active(&self) -> bool {
+        self.active.load(Ordering::Relaxed)
+    }
+
+    /// The calling thread's shard index.
+    #[inline(always)]
+    fn mine(&self) -> usize {
+        thread_number() % self.list.len()
+    }
+
+    /// The shards made so far.
+    fn made(&self) -> impl Iterator<Item = (usize, &Arc<Mutex<Inner>>)> {
+        self.list
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.get().map(|s| (i, s)))
+    }
+}
+
 /// A coalescing pool sub-allocator (hipMM's `pool_memory_resource`), growing from its
 /// upstream on demand up to an optional maximum. See the module docs for its structure
 /// and [`super::stream_ordered`] for the stream rules (including destroyed streams).
+///
+/// # Threads
+/// A pool starts as one structure behind one lock (the *global* pool). When that lock is
+/// found contended (many threads allocating at once), the pool turns *sharded*: each
+/// thread (thread number modulo the CPU count) then serves requests up to [`SHARD_MAX`]
+/// from its own shard, a structure of the same kind with its own lock, whose chunks are
+/// *slabs* allocated from the global pool in stream order. A free goes to the structure
+/// that owns the pointer (the thread's shard first, then the global pool, then the other
+/// shards), so every structure keeps the stream rules on its own. A shard that runs dry
+/// takes another slab; when the global pool cannot grow, the request falls back to the
+/// global pool after the shards' entirely free slabs are returned to it. Single-threaded
+/// programs never shard.
 pub struct PoolMemoryResource {
     upstream: SharedResource,
     maximum: Option<usize>,
-    /// Shared (weakly) with [`stream_lifetime`].
+    /// The global pool. Shared (weakly) with [`stream_lifetime`].
     inner: Arc<Mutex<Inner>>,
+    shards: Shards,
 }
 
 impl PerStreamLists for Inner {
@@ -555,6 +643,187 @@ impl PerStreamLists for Inner {
 impl StreamState for Mutex<Inner> {
     fn forget_stream(&self, stream: Stream) -> Result<()> {
         self.lock().forget(stream)
+    }
+}
+
+impl Inner {
+    fn new(rt: &'static dyn crate::runtime::Runtime, device: crate::runtime::DeviceId) -> Self {
+        Inner {
+            blocks: {
+                let mut v = Vec::with_capacity(1024);
+                v.push(Block {
+                    addr: 0,
+                    size: 0,
+                    prev_phys: NIL,
+                    next_phys: NIL,
+                    prev_free: NIL,
+                    next_free: NIL,
+                    stream: u32::MAX,
+                    state: State::Vacant,
+                });
+                v
+            },
+            vacant: NIL,
+            streams: StreamRegistry::new(rt, device),
+            lists: Vec::new(),
+            live: PtrMap::with_capacity(1024),
+            chunks: Vec::new(),
+            pool_size: 0,
+            bytes_free: 0,
+            free_count: 0,
+        }
+    }
+
+    /// Files `size` bytes at `addr` (just obtained in stream order on slot `s`'s stream) as
+    /// a new chunk, free on `s`.
+    fn add_chunk_at(&mut self, addr: usize, size: usize, s: u32) {
+        let i = self.new_block(Block {
+            addr,
+            size,
+            prev_phys: NIL,
+            next_phys: NIL,
+            prev_free: NIL,
+            next_free: NIL,
+            stream: s,
+            state: State::Free,
+        });
+        self.chunks.push(Chunk {
+            addr,
+            size,
+            first: i,
+        });
+        self.pool_size += size;
+        self.free_insert(i, s);
+    }
+
+    /// The allocation path when stream slot `s` has no fitting block, before growing: take
+    /// another stream's free memory (ordered after it).
+    fn steal(&mut self, rounded: usize, s: u32) -> Result<Option<*mut c_void>> {
+        // Path 1: a stream whose free memory has a fitting block. Only that block moves
+        // (after the event), not the stream's whole list: with many threads, moving whole
+        // lists made them bounce between streams at O(free blocks) per miss.
+        for t in 0..self.lists.len() as u32 {
+            if t != s {
+                if let Some(i) = self.find(t, rounded) {
+                    if self.streams.order_after(s, t)? {
+                        // The device was synchronized: all of `t`'s memory is safe here.
+                        self.merge_stream(t, s);
+                    } else {
+                        self.list_remove(i);
+                        self.free_insert(i, s);
+                    }
+                    if let Some(i) = self.find(s, rounded) {
+                        return Ok(Some(self.take(i, rounded, s)));
+                    }
+                }
+            }
+        }
+        // Path 2: enough bytes are free over all streams that merging them may create a
+        // block that fits: gather every stream's free memory here before growing. Each
+        // free block moves at most once per time it is freed, so this stays amortized O(1).
+        if self.bytes_free >= rounded {
+            for t in 0..self.lists.len() as u32 {
+                if t != s && self.lists[t as usize].fl_bitmap != 0 {
+                    self.streams.order_after(s, t)?;
+                    self.merge_stream(t, s);
+                }
+            }
+            if let Some(i) = self.find(s, rounded) {
+                return Ok(Some(self.take(i, rounded, s)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Frees `ptr` (of `bytes`) on `stream` if this structure owns it as a caller's
+    /// allocation (or, with `slab`, as a shard's slab): `Ok(false)` when it does not; a
+    /// wrong size is an error and changes nothing.
+    #[inline]
+    fn free_if_owned(
+        &mut self,
+        ptr: *mut c_void,
+        bytes: usize,
+        stream: Stream,
+        slab: bool,
+    ) -> Result<bool> {
+        // One hash lookup: remove first, put back on the (rare) mismatch.
+        let Some(i) = self.live.remove(ptr as usize) else {
+            return Ok(false);
+        };
+        if (self.blk(i).state == State::Slab) != slab {
+            self.live.insert(ptr as usize, i);
+            return Ok(false);
+        }
+        let size = self.blk(i).size;
+        if round_up(bytes) != Some(size) {
+            self.live.insert(ptr as usize, i);
+            return Err(Error::invalid(format!(
+                "{NAME}: cannot free {ptr:p} with bytes = {bytes}: it was allocated with \
+                 {size} bytes (rounded to {ALIGN})"
+            )));
+        }
+        let s = self.slot(stream);
+        self.free_insert(i, s);
+        // A foreign stream's event is recorded now; nothing for a tracked stream.
+        self.streams.refresh(s);
+        Ok(true)
+    }
+
+    /// Takes every entirely free chunk out, each to be given back in stream order on the
+    /// stream its first block was freed on (after waiting for the streams that freed its
+    /// other blocks) through `give_back(addr, size, stream)`. Returns the bytes released.
+    fn release_free_chunks(
+        &mut self,
+        mut give_back: impl FnMut(usize, usize, Stream) -> Result<()>,
+    ) -> Result<usize> {
+        let mut released = 0;
+        let mut first_err = None;
+        let mut c = self.chunks.len();
+        while c > 0 {
+            c -= 1;
+            let first = self.chunks[c].first;
+            let mut i = first;
+            let mut all_free = true;
+            while i != NIL {
+                if self.blocks[i as usize].state != State::Free {
+                    all_free = false;
+                    break;
+                }
+                i = self.blocks[i as usize].next_phys;
+            }
+            if !all_free {
+                continue;
+            }
+            let mut s0 = self.blocks[first as usize].stream;
+            if self.streams.is_foreign(s0) {
+                // A foreign stream may be gone: free on the default stream, ordered after
+                // the foreign stream's last free (its recorded event) like every other.
+                s0 = self.slot(Stream::DEFAULT);
+            }
+            let mut i = first;
+            while i != NIL {
+                let b = self.blocks[i as usize];
+                if b.stream != s0 {
+                    if let Err(e) = self.streams.order_after(s0, b.stream) {
+                        first_err.get_or_insert(e);
+                    }
+                }
+                self.list_remove(i);
+                self.vacate(i);
+                i = b.next_phys;
+            }
+            let chunk = self.chunks.swap_remove(c);
+            self.pool_size -= chunk.size;
+            released += chunk.size;
+            let stream = self.streams.get(s0).stream;
+            if let Err(e) = give_back(chunk.addr, chunk.size, stream) {
+                first_err.get_or_insert(e);
+            }
+        }
+        match first_err {
+            Some(e) => Err(e),
+            None => Ok(released),
+        }
     }
 }
 
@@ -590,30 +859,8 @@ impl PoolMemoryResource {
         let pool = PoolMemoryResource {
             upstream,
             maximum: maximum_pool_size,
-            inner: Arc::new(Mutex::new(Inner {
-                blocks: {
-                    let mut v = Vec::with_capacity(1024);
-                    v.push(Block {
-                        addr: 0,
-                        size: 0,
-                        prev_phys: NIL,
-                        next_phys: NIL,
-                        prev_free: NIL,
-                        next_free: NIL,
-                        stream: u32::MAX,
-                        state: State::Vacant,
-                    });
-                    v
-                },
-                vacant: NIL,
-                streams: StreamRegistry::new(rt, device),
-                lists: Vec::new(),
-                live: PtrMap::with_capacity(1024),
-                chunks: Vec::new(),
-                pool_size: 0,
-                bytes_free: 0,
-                free_count: 0,
-            })),
+            inner: Arc::new(Mutex::new(Inner::new(rt, device))),
+            shards: Shards::new(),
         };
         if initial_pool_size > 0 {
             let mut inner = pool.inner.lock();
@@ -622,6 +869,18 @@ impl PoolMemoryResource {
         }
         stream_lifetime::register(Arc::downgrade(&pool.inner) as _);
         Ok(pool)
+    }
+
+    /// Turns per-thread shards on (or off for new requests: memory already in shards
+    /// stays there until freed and released). Pools shard by themselves when their lock is
+    /// contended; this is for tests and for programs that know they are multi-threaded.
+    pub fn set_sharded(&self, on: bool) {
+        self.shards.active.store(on, Ordering::Relaxed);
+    }
+
+    /// Whether per-thread shards are on (see the type's docs).
+    pub fn is_sharded(&self) -> bool {
+        self.shards.active()
     }
 
     /// The upstream resource.
@@ -639,87 +898,95 @@ impl PoolMemoryResource {
         self.maximum
     }
 
-    /// Number of free blocks, over all streams.
+    /// `f` over the global pool and every shard, each locked in turn.
+    fn each_structure(&self, mut f: impl FnMut(&Inner)) {
+        f(&self.inner.lock());
+        for (_, shard) in self.shards.made() {
+            f(&shard.lock());
+        }
+    }
+
+    /// Number of free blocks, over all streams (and shards).
     pub fn free_block_count(&self) -> usize {
-        self.inner.lock().free_count
+        let mut n = 0;
+        self.each_structure(|i| n += i.free_count);
+        n
     }
 
-    /// Size of the largest free block, over all streams.
+    /// Size of the largest free block, over all streams (and shards).
     pub fn largest_free_block(&self) -> usize {
-        self.inner.lock().largest_free()
+        let mut n = 0;
+        self.each_structure(|i| n = n.max(i.largest_free()));
+        n
     }
 
-    /// Bytes free in the pool (taken from upstream and not allocated).
+    /// Bytes free in the pool (taken from upstream and not allocated). Memory in a
+    /// shard's slabs that is not allocated counts as free.
     pub fn bytes_free(&self) -> usize {
-        self.inner.lock().bytes_free
+        let (mut global, mut slabs_free) = (0, 0);
+        let mut first = true;
+        self.each_structure(|i| {
+            if std::mem::take(&mut first) {
+                global = i.bytes_free;
+            } else {
+                slabs_free += i.bytes_free;
+            }
+        });
+        global + slabs_free
     }
 
     /// `1 - largest_free_block / bytes_free`, or 0 when nothing is free: 0 means all free
     /// memory is one block.
     pub fn fragmentation(&self) -> f64 {
-        let inner = self.inner.lock();
-        if inner.bytes_free == 0 {
+        let free = self.bytes_free();
+        if free == 0 {
             0.0
         } else {
-            1.0 - inner.largest_free() as f64 / inner.bytes_free as f64
+            1.0 - self.largest_free_block() as f64 / free as f64
         }
     }
 
-    /// Returns to upstream every chunk that is entirely free, each deallocated in stream
-    /// order on the stream its first block was freed on (after waiting for the streams
-    /// that freed its other blocks). Returns the bytes released.
+    /// Returns every shard's entirely free slabs to the global pool (in stream order), then
+    /// every entirely free chunk of the global pool to upstream, each deallocated in stream
+    /// order on the stream its first block was freed on (after waiting for the streams that
+    /// freed its other blocks). Returns the bytes released to upstream.
     pub fn release(&self) -> Result<usize> {
+        let shards = self.reclaim_slabs();
         let mut inner = self.inner.lock();
-        let mut released = 0;
+        let upstream = &self.upstream;
+        let released = inner.release_free_chunks(|addr, size, stream| {
+            upstream.deallocate(addr as *mut c_void, size, stream)
+        });
+        match (shards, released) {
+            (Err(e), _) | (Ok(()), Err(e)) => Err(e),
+            (Ok(()), Ok(n)) => Ok(n),
+        }
+    }
+
+    /// Gives every shard's entirely free slabs back to the global pool.
+    fn reclaim_slabs(&self) -> Result<()> {
         let mut first_err = None;
-        let mut c = inner.chunks.len();
-        while c > 0 {
-            c -= 1;
-            let first = inner.chunks[c].first;
-            let mut i = first;
-            let mut all_free = true;
-            while i != NIL {
-                if inner.blocks[i as usize].state != State::Free {
-                    all_free = false;
-                    break;
+        for (_, shard) in self.shards.made() {
+            let mut sh = shard.lock();
+            // Lock order: a shard, then the global pool (never the other way round).
+            let r = sh.release_free_chunks(|addr, size, stream| {
+                let mut g = self.inner.lock();
+                match g.free_if_owned(addr as *mut c_void, size, stream, true) {
+                    Ok(true) => Ok(()),
+                    Ok(false) => Err(Error::invalid(format!(
+                        "{NAME}: internal error: slab {addr:#x} ({size} bytes) is not \
+                         allocated in the global pool (please report this as a bug)"
+                    ))),
+                    Err(e) => Err(e),
                 }
-                i = inner.blocks[i as usize].next_phys;
-            }
-            if !all_free {
-                continue;
-            }
-            let mut s0 = inner.blocks[first as usize].stream;
-            if inner.streams.is_foreign(s0) {
-                // A foreign stream may be gone: free on the default stream, ordered after
-                // the foreign stream's last free (its recorded event) like every other.
-                s0 = inner.slot(Stream::DEFAULT);
-            }
-            let mut i = first;
-            while i != NIL {
-                let b = inner.blocks[i as usize];
-                if b.stream != s0 {
-                    if let Err(e) = inner.streams.order_after(s0, b.stream) {
-                        first_err.get_or_insert(e);
-                    }
-                }
-                inner.list_remove(i);
-                inner.vacate(i);
-                i = b.next_phys;
-            }
-            let chunk = inner.chunks.swap_remove(c);
-            inner.pool_size -= chunk.size;
-            released += chunk.size;
-            let stream = inner.streams.get(s0).stream;
-            if let Err(e) = self
-                .upstream
-                .deallocate(chunk.addr as *mut c_void, chunk.size, stream)
-            {
+            });
+            if let Err(e) = r {
                 first_err.get_or_insert(e);
             }
         }
         match first_err {
             Some(e) => Err(e),
-            None => Ok(released),
+            None => Ok(()),
         }
     }
 
@@ -729,7 +996,41 @@ impl PoolMemoryResource {
     /// Destroying a stream through the library (`rmm_stream_destroy`,
     /// [`stream_destroyed`](super::stream_destroyed)) does this for every live pool.
     pub fn forget_stream(&self, stream: Stream) -> Result<()> {
-        self.inner.lock().forget(stream)
+        self.inner.lock().forget(stream)?;
+        for (_, shard) in self.shards.made() {
+            shard.lock().forget(stream)?;
+        }
+        Ok(())
+    }
+
+    /// The global lock; counts contention, which turns sharding on.
+    #[inline(always)]
+    fn lock_global(&self) -> parking_lot::MutexGuard<'_, Inner> {
+        if let Some(g) = self.inner.try_lock() {
+            return g;
+        }
+        self.note_contention();
+        self.inner.lock()
+    }
+
+    #[cold]
+    fn note_contention(&self) {
+        if self.shards.contended.fetch_add(1, Ordering::Relaxed) + 1 >= CONTENTION_TO_SHARD {
+            self.shards.active.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// The calling thread's shard, made on first use.
+    fn my_shard(&self) -> &Arc<Mutex<Inner>> {
+        self.shards.list[self.shards.mine()].get_or_init(|| {
+            let (rt, device) = {
+                let g = self.inner.lock();
+                (g.streams.runtime(), g.streams.device())
+            };
+            let shard = Arc::new(Mutex::new(Inner::new(rt, device)));
+            stream_lifetime::register(Arc::downgrade(&shard) as _);
+            shard
+        })
     }
 
     /// Takes a chunk of `size` from upstream on `stream` and files it as free on slot `s`.
@@ -750,23 +1051,7 @@ impl PoolMemoryResource {
                 ),
             });
         }
-        let i = inner.new_block(Block {
-            addr,
-            size,
-            prev_phys: NIL,
-            next_phys: NIL,
-            prev_free: NIL,
-            next_free: NIL,
-            stream: s,
-            state: State::Free,
-        });
-        inner.chunks.push(Chunk {
-            addr,
-            size,
-            first: i,
-        });
-        inner.pool_size += size;
-        inner.free_insert(i, s);
+        inner.add_chunk_at(addr, size, s);
         Ok(())
     }
 
@@ -789,8 +1074,8 @@ impl PoolMemoryResource {
         }
     }
 
-    /// The allocation path when stream slot `s` has no fitting block: take another
-    /// stream's free memory (ordered after it), then grow.
+    /// The global pool's allocation path when stream slot `s` has no fitting block: take
+    /// another stream's free memory (ordered after it), then grow.
     #[cold]
     #[inline(never)]
     fn allocate_slow(
@@ -800,41 +1085,11 @@ impl PoolMemoryResource {
         stream: Stream,
         s: u32,
     ) -> Result<*mut c_void> {
-        // Slow path 1: a stream whose free memory has a fitting block. Only that block
-        // moves (after the event), not the stream's whole list: with many threads, moving
-        // whole lists made them bounce between streams at O(free blocks) per miss.
-        for t in 0..inner.lists.len() as u32 {
-            if t != s {
-                if let Some(i) = inner.find(t, rounded) {
-                    if inner.streams.order_after(s, t)? {
-                        // The device was synchronized: all of `t`'s memory is safe here.
-                        inner.merge_stream(t, s);
-                    } else {
-                        inner.list_remove(i);
-                        inner.free_insert(i, s);
-                    }
-                    if let Some(i) = inner.find(s, rounded) {
-                        return Ok(inner.take(i, rounded, s));
-                    }
-                }
-            }
+        if let Some(p) = inner.steal(rounded, s)? {
+            return Ok(p);
         }
-        // Slow path 2: enough bytes are free over all streams that merging them may create
-        // a block that fits: gather every stream's free memory here before growing. Each
-        // free block moves at most once per time it is freed, so this stays amortized O(1).
-        if inner.bytes_free >= rounded {
-            for t in 0..inner.lists.len() as u32 {
-                if t != s && inner.lists[t as usize].fl_bitmap != 0 {
-                    inner.streams.order_after(s, t)?;
-                    inner.merge_stream(t, s);
-                }
-            }
-            if let Some(i) = inner.find(s, rounded) {
-                return Ok(inner.take(i, rounded, s));
-            }
-        }
-        // Slow path 3: grow (every other stream's free memory is already here, or could
-        // not have made a fitting block).
+        // Grow (every other stream's free memory is already here, or could not have made
+        // a fitting block).
         self.grow(inner, rounded, stream, s)?;
         // The new chunk may be ordered on `stream` by the upstream: cover it.
         inner.streams.refresh(s);
@@ -842,6 +1097,62 @@ impl PoolMemoryResource {
             .find(s, rounded)
             .expect("the pool just grew by at least the request");
         Ok(inner.take(i, rounded, s))
+    }
+
+    /// Allocates `rounded` bytes from the global pool on `stream` (for a shard's slab with
+    /// `slab`).
+    fn allocate_global(&self, rounded: usize, stream: Stream, slab: bool) -> Result<*mut c_void> {
+        let mut inner = self.lock_global();
+        let s = inner.slot(stream);
+        let p = match inner.find(s, rounded) {
+            Some(i) => inner.take(i, rounded, s),
+            None => self.allocate_slow(&mut inner, rounded, stream, s)?,
+        };
+        if slab {
+            let i = inner.live.get(p as usize).expect("just allocated");
+            inner.blk_mut(i).state = State::Slab;
+        }
+        Ok(p)
+    }
+
+    /// A shard's allocation path when stream slot `s` has no fitting block: another
+    /// stream's free memory in the shard, then a new slab from the global pool (halving
+    /// the slab down to the request when the global pool cannot give it).
+    #[cold]
+    #[inline(never)]
+    fn shard_slow(
+        &self,
+        sh: &mut Inner,
+        rounded: usize,
+        stream: Stream,
+        s: u32,
+    ) -> Result<*mut c_void> {
+        if let Some(p) = sh.steal(rounded, s)? {
+            return Ok(p);
+        }
+        let mut slab = sh.pool_size.clamp(SLAB_MIN, SLAB_MAX);
+        if let Some(max) = self.maximum {
+            // A bounded pool keeps most of its room in the global pool, where any thread
+            // and any size can use it.
+            slab = slab.min(round_up(max / 64).unwrap_or(max));
+        }
+        let mut slab = slab.max(rounded);
+        let addr = loop {
+            match self.allocate_global(slab, stream, true) {
+                Ok(p) => break p as usize,
+                Err(Error::OutOfMemory { .. }) if slab > rounded => {
+                    slab = round_up(slab / 2).unwrap_or(rounded).max(rounded);
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        sh.add_chunk_at(addr, slab, s);
+        // The slab is ordered on `stream` by the global pool: cover it.
+        sh.streams.refresh(s);
+        let i = sh
+            .find(s, rounded)
+            .expect("the shard just took a slab of at least the request");
+        Ok(sh.take(i, rounded, s))
     }
 
     /// Grows the pool by at least `bytes` (already aligned), RMM's rule: with a maximum,
@@ -872,6 +1183,53 @@ impl PoolMemoryResource {
             }
         }
     }
+
+    /// The allocation path of a sharded pool for a small request.
+    #[inline]
+    fn allocate_sharded(&self, rounded: usize, stream: Stream) -> Result<*mut c_void> {
+        let mut sh = self.my_shard().lock();
+        let s = sh.slot(stream);
+        if let Some(i) = sh.find(s, rounded) {
+            return Ok(sh.take(i, rounded, s));
+        }
+        match self.shard_slow(&mut sh, rounded, stream, s) {
+            Err(Error::OutOfMemory { .. }) => {}
+            r => return r,
+        }
+        drop(sh);
+        // The global pool could not give a slab: return the shards' free slabs to it and
+        // serve this request there.
+        self.reclaim_slabs()?;
+        self.allocate_global(rounded, stream, false)
+    }
+
+    /// Frees `ptr` in a sharded pool: the calling thread's shard, the global pool, then
+    /// the other shards.
+    #[cold]
+    #[inline(never)]
+    fn deallocate_sharded(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<bool> {
+        let mine = self.shards.mine();
+        if let Some(shard) = self.shards.list[mine].get() {
+            if shard.lock().free_if_owned(ptr, bytes, stream, false)? {
+                return Ok(true);
+            }
+        }
+        if self.lock_global().free_if_owned(ptr, bytes, stream, false)? {
+            return Ok(true);
+        }
+        for (i, shard) in self.shards.made() {
+            if i != mine && shard.lock().free_if_owned(ptr, bytes, stream, false)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Whether any shard was made (memory may then live in shards even if sharding was
+    /// turned off since).
+    fn any_shard(&self) -> bool {
+        self.shards.made().next().is_some()
+    }
 }
 
 impl std::fmt::Debug for PoolMemoryResource {
@@ -879,9 +1237,10 @@ impl std::fmt::Debug for PoolMemoryResource {
         let size = self.inner.try_lock().map(|i| i.pool_size);
         write!(
             f,
-            "{NAME}(upstream: {}, pool_size: {size:?}, maximum: {:?})",
+            "{NAME}(upstream: {}, pool_size: {size:?}, maximum: {:?}, sharded: {})",
             self.upstream.name(),
-            self.maximum
+            self.maximum,
+            self.shards.active()
         )
     }
 }
@@ -891,42 +1250,32 @@ impl DeviceMemoryResource for PoolMemoryResource {
         if bytes == 0 {
             return Ok(std::ptr::null_mut());
         }
-        let mut inner = self.inner.lock();
         let Some(rounded) = round_up(bytes) else {
+            let inner = self.inner.lock();
             return Err(self.oom(&inner, bytes, "request too large"));
         };
-        let s = inner.slot(stream);
-        if let Some(i) = inner.find(s, rounded) {
-            return Ok(inner.take(i, rounded, s));
+        if rounded <= SHARD_MAX && self.shards.active() {
+            return self.allocate_sharded(rounded, stream);
         }
-        self.allocate_slow(&mut inner, rounded, stream, s)
+        self.allocate_global(rounded, stream, false)
     }
 
     fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
         if ptr.is_null() {
             return Ok(());
         }
-        let mut inner = self.inner.lock();
-        // One hash lookup: remove first, put back on the (rare) wrong-size error.
-        let Some(i) = inner.live.remove(ptr as usize) else {
-            return Err(Error::invalid(format!(
-                "{NAME}: cannot free {ptr:p} ({bytes} bytes): it was not allocated by this \
-                 pool or was already freed"
-            )));
+        let found = if self.shards.active() || self.any_shard() {
+            self.deallocate_sharded(ptr, bytes, stream)?
+        } else {
+            self.lock_global().free_if_owned(ptr, bytes, stream, false)?
         };
-        let size = inner.blk(i).size;
-        if round_up(bytes) != Some(size) {
-            inner.live.insert(ptr as usize, i);
-            return Err(Error::invalid(format!(
-                "{NAME}: cannot free {ptr:p} with bytes = {bytes}: it was allocated with \
-                 {size} bytes (rounded to {ALIGN})"
-            )));
+        if found {
+            return Ok(());
         }
-        let s = inner.slot(stream);
-        inner.free_insert(i, s);
-        // A foreign stream's event is recorded now; nothing for a tracked stream.
-        inner.streams.refresh(s);
-        Ok(())
+        Err(Error::invalid(format!(
+            "{NAME}: cannot free {ptr:p} ({bytes} bytes): it was not allocated by this \
+             pool or was already freed"
+        )))
     }
 
     fn name(&self) -> &'static str {
@@ -947,12 +1296,20 @@ impl Drop for PoolMemoryResource {
         if crate::runtime::process_is_exiting() {
             return;
         }
+        // Slabs are live allocations of the global pool: they go back to upstream with its
+        // chunks. The shards' own live allocations are the user's.
+        let (mut live, mut slabs) = (0, 0);
+        for (_, shard) in self.shards.made() {
+            let sh = shard.lock();
+            live += sh.live.len();
+            slabs += sh.chunks.len();
+        }
         // `stream_lifetime` may hold the state for a moment: lock rather than `get_mut`.
         let mut inner = self.inner.lock();
-        if !inner.live.is_empty() {
+        live += inner.live.len().saturating_sub(slabs);
+        if live > 0 {
             log::warn!(
-                "{NAME} dropped with {} live allocations; their memory goes back to upstream",
-                inner.live.len()
+                "{NAME} dropped with {live} live allocations; their memory goes back to upstream"
             );
         }
         for chunk in inner.chunks.drain(..) {

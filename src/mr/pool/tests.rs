@@ -356,3 +356,61 @@ fn drop_with_live_allocations_frees_every_chunk() {
     let p = limiter.allocate(1 << 20, s).unwrap();
     limiter.deallocate(p, 1 << 20, s).unwrap();
 }
+
+#[test]
+fn sharded_pool_serves_other_threads_frees_and_releases_everything() {
+    let pool = Arc::new(PoolMemoryResource::new(cuda(), 0, None).unwrap());
+    pool.set_sharded(true);
+    // Small blocks come from each thread's shard; a large one from the global pool.
+    let small: Vec<usize> = (0..4)
+        .map(|t| {
+            let pool = pool.clone();
+            std::thread::spawn(move || {
+                let _ = t;
+                pool.allocate(1000, Stream::DEFAULT).unwrap() as usize
+            })
+            .join()
+            .unwrap()
+        })
+        .collect();
+    let large = pool.allocate(8 << 20, Stream::DEFAULT).unwrap();
+    assert!(pool.pool_size() >= (8 << 20) + 1024);
+    // Freed from this thread, whichever shard owns them.
+    for p in &small {
+        pool.deallocate(*p as *mut c_void, 1000, Stream::DEFAULT)
+            .unwrap();
+    }
+    // Double free and wrong size are still caught, and change nothing.
+    let err = pool
+        .deallocate(small[0] as *mut c_void, 1000, Stream::DEFAULT)
+        .unwrap_err();
+    assert!(err.to_string().contains("already freed"), "{err}");
+    let err = pool
+        .deallocate(large, 1000, Stream::DEFAULT)
+        .unwrap_err();
+    assert!(err.to_string().contains("allocated with"), "{err}");
+    pool.deallocate(large, 8 << 20, Stream::DEFAULT).unwrap();
+    assert_eq!(pool.bytes_free(), pool.pool_size());
+    assert!(pool.free_block_count() >= 1);
+    pool.release().unwrap();
+    assert_eq!(pool.pool_size(), 0);
+    assert_eq!(pool.bytes_free(), 0);
+}
+
+#[test]
+fn sharded_bounded_pool_fits_what_an_unsharded_one_fits() {
+    // With a maximum, slabs stay small (1/64 of it), so requests that fit an unsharded
+    // pool fit a sharded one too.
+    for sharded in [false, true] {
+        let pool = PoolMemoryResource::new(cuda(), 0, Some(64 << 20)).unwrap();
+        pool.set_sharded(sharded);
+        let small = pool.allocate(1000, Stream::DEFAULT).unwrap();
+        let a = pool.allocate(31 << 20, Stream::DEFAULT).unwrap();
+        let b = pool.allocate(31 << 20, Stream::DEFAULT).unwrap();
+        assert!(pool.pool_size() <= 64 << 20);
+        for (p, n) in [(a, 31 << 20), (b, 31 << 20), (small, 1000)] {
+            pool.deallocate(p, n, Stream::DEFAULT).unwrap();
+        }
+        assert_eq!(pool.bytes_free(), pool.pool_size(), "sharded: {sharded}");
+    }
+}
