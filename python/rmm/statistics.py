@@ -202,9 +202,13 @@ class ProfilerRecords:
 
 
 def _get_descriptive_name_of_object(obj) -> str:
-    """``file:line(qualname)`` of a function (unwrapping decorators)."""
+    """``file:line(qualname)`` of a function (unwrapping decorators). Unlike RMM, also for
+    functions without source (``python -c``, the REPL): the code object's line."""
     obj = inspect.unwrap(obj)
-    _, line = inspect.getsourcelines(obj)
+    try:
+        _, line = inspect.getsourcelines(obj)
+    except (OSError, TypeError):
+        line = getattr(getattr(obj, "__code__", None), "co_firstlineno", 0)
     return f"{inspect.getfile(obj)}:{line}({obj.__qualname__})"
 
 

@@ -282,3 +282,14 @@ def test_profiler_records_add_is_thread_safe():
     for t in threads:
         t.join()
     assert records.records["x"] == ProfilerRecords.MemoryRecord(4000, 28000, 5)
+
+
+def test_profiler_on_a_function_without_source(stats_mr):
+    # python -c, the REPL, exec: inspect finds no source; the name uses the code's line
+    namespace = {"rmm": rmm}
+    exec(compile("def made():\n    return rmm.DeviceBuffer(size=32)\n", "<made>", "exec"), namespace)
+    records = ProfilerRecords()
+    profiled = profiler(records=records)(namespace["made"])
+    profiled()
+    assert list(records.records) == ["<made>:1(made)"]
+    assert records.records["<made>:1(made)"].num_calls == 1

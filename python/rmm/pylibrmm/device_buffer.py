@@ -30,7 +30,13 @@ class DeviceBuffer:
     The buffer keeps its resource alive and frees its memory when it goes.
     """
 
-    __slots__ = ("_alloc", "_size", "mr", "stream", "__weakref__")
+    __slots__ = {
+        "_alloc": "the rmm._ffi.Allocation owning the memory",
+        "_size": "size in bytes",
+        "mr": "the memory resource the memory came from (kept alive by the buffer)",
+        "stream": "the stream the memory was allocated on",
+        "__weakref__": None,
+    }
 
     def __init__(self, *, ptr=0, size=0, stream=DEFAULT_STREAM, mr=None):
         size = check_size(size, "size")
@@ -46,6 +52,23 @@ class DeviceBuffer:
         self._size = size
         if ptr and size:
             _ffi.memcpy(self._alloc.ptr, ptr, size, stream._handle, stream.is_default())
+
+    def __del__(self):
+        # Free here rather than in the Allocation's destructor: `free()` releases the GIL
+        # while librmm.so deallocates (which may wait for a lock that a thread running a
+        # Python callback holds), and memory from a CallbackMemoryResource chain is freed
+        # while the resources' Python objects are intact (also when the buffer is part of a
+        # garbage cycle, see memory_resource._free_vouched).
+        try:
+            alloc = self._alloc
+            if alloc.ptr:
+                mr = self.mr
+                if mr._has_callbacks:
+                    _mr._free_vouched(alloc, mr)
+                else:
+                    alloc.free()
+        except Exception:
+            pass  # a half-built buffer, or interpreter shutdown: the Allocation frees
 
     # -- properties ------------------------------------------------------------------------
 

@@ -51,7 +51,10 @@ def flush_logger():
 
 
 def set_flush_level(level):
-    """Flush after messages of ``level`` and above."""
+    """Set the level from which messages should be flushed at once.
+
+    Recorded only (``get_flush_level`` returns it): librmm.so's debug log has no flush level,
+    it writes every message out as it is logged."""
     global _flush_level
     _flush_level = level_enum(_level(level))
 

@@ -7,7 +7,10 @@ objects it set so that ``get_*`` gives back the same object while that resource 
 the registry's entry, and wraps resources set from C or C++ in the class of their kind.
 """
 
+import itertools
 import os
+import threading
+import weakref
 
 from rmm import _ffi
 from rmm._exceptions import InvalidArgumentError
@@ -28,6 +31,9 @@ class DeviceMemoryResource:
     """Base class of all memory resources: ``allocate`` and ``deallocate`` memory."""
 
     _handle = None
+    # Whether a CallbackMemoryResource is in this resource's upstream chain (see
+    # _free_vouched): set by CallbackMemoryResource and passed on by adaptors.
+    _has_callbacks = False
 
     def __init__(self, *args, **kwargs):
         if type(self) is DeviceMemoryResource:
@@ -53,7 +59,8 @@ class DeviceMemoryResource:
         _ffi.deallocate(self._h(), ptr, nbytes, stream._handle)
 
     def is_equal(self, other):
-        """Whether memory of one of the two resources may be freed by the other."""
+        """Whether memory of one of the two resources may be freed by the other (not in
+        RMM 25.02's Python API; C++'s ``is_equal``)."""
         if not isinstance(other, DeviceMemoryResource):
             return False
         return self._h().is_equal(other._h())
@@ -79,6 +86,8 @@ class UpstreamResourceAdaptor(DeviceMemoryResource):
         if type(self) is UpstreamResourceAdaptor:
             raise TypeError("UpstreamResourceAdaptor is abstract: use one of its subclasses")
         self.upstream_mr = _check_mr(upstream_mr, "upstream_mr")
+        if upstream_mr._has_callbacks:
+            self._has_callbacks = True
 
     def get_upstream(self):
         """The upstream resource."""
@@ -198,7 +207,7 @@ class FixedSizeMemoryResource(UpstreamResourceAdaptor):
         _register(self, _ffi.fixed_size_create(upstream_mr._h(), block_size, blocks))
 
     def get_block_size(self):
-        """The block size in bytes."""
+        """The block size in bytes (not in RMM 25.02's Python API)."""
         return _ffi.fixed_size_block_size(self._h())
 
 
@@ -230,6 +239,8 @@ class BinningMemoryResource(UpstreamResourceAdaptor):
             _check_mr(bin_resource, "bin_resource")
             _ffi.binning_add_bin(self._h(), allocation_size, bin_resource._h())
             self._bin_mrs.append(bin_resource)
+            if bin_resource._has_callbacks:
+                self._has_callbacks = True
 
     @property
     def bin_mrs(self):
@@ -243,27 +254,105 @@ class BinningMemoryResource(UpstreamResourceAdaptor):
         return obj
 
 
+# ---- Python callbacks that the cycle collector can see through ----------------------------
+#
+# librmm.so keeps the callables it is given in Rust, where Python's cycle collector cannot
+# see them: a callback referring back to its resource (a bound method of an object that
+# holds the resource, say) would make a cycle that is never collected. So librmm.so gets
+# trampolines holding only a weak reference to the Python resource object, which holds the
+# user's functions as ordinary attributes (as RMM's does).
+#
+# The collector clears weak references before it breaks a garbage cycle, so memory that a
+# DeviceBuffer of the same cycle still holds could no longer reach its deallocate function.
+# DeviceBuffer.__del__ (run, for cyclic garbage, while every object is still intact) frees
+# its memory through _free_vouched, which names the callback resources of the buffer's
+# resource chain to their trampolines for the duration of the free.
+
+_callback_keys = itertools.count(1)
+_vouched = threading.local()  # .resources: {key: CallbackMemoryResource} during _free_vouched
+
+
+def _callback_resources(mr):
+    """The CallbackMemoryResources of ``mr``'s upstream chain (bins included)."""
+    found, stack, seen = [], [mr], set()
+    while stack:
+        m = stack.pop()
+        if m is None or id(m) in seen:
+            continue
+        seen.add(id(m))
+        if getattr(m, "_callback_key", None) is not None:
+            found.append(m)
+        stack.append(getattr(m, "upstream_mr", None))
+        stack.extend(getattr(m, "_bin_mrs", ()))
+    return found
+
+
+def _free_vouched(allocation, mr):
+    """``allocation.free()``, with the callback resources of ``mr``'s chain reachable by
+    their trampolines on this thread even if their weak references are already cleared."""
+    saved = getattr(_vouched, "resources", None)
+    resources = dict(saved) if saved else {}
+    resources.update((r._callback_key, r) for r in _callback_resources(mr))
+    _vouched.resources = resources
+    try:
+        allocation.free()
+    finally:
+        _vouched.resources = saved
+
+
+def _callback_trampolines(mr):
+    """(allocate, deallocate) for ``_ffi.callback_create``, reaching ``mr`` weakly."""
+    ref = weakref.ref(mr)
+    key = mr._callback_key
+
+    def resource():
+        r = ref()
+        if r is None:
+            r = (getattr(_vouched, "resources", None) or {}).get(key)
+            if r is None:
+                raise ReferenceError(
+                    "the CallbackMemoryResource of this resource was garbage collected: keep "
+                    "it alive while C or C++ code uses the resource"
+                )
+        return r
+
+    def allocate(size, stream):
+        return resource()._allocate_func(size, Stream._from_handle(stream))
+
+    def deallocate(ptr, size, stream):
+        resource()._deallocate_func(ptr, size, Stream._from_handle(stream))
+
+    return allocate, deallocate
+
+
 class CallbackMemoryResource(DeviceMemoryResource):
     """A resource whose operations are Python functions:
     ``allocate_func(size, stream) -> int`` and ``deallocate_func(ptr, size, stream)``.
 
     An exception raised by ``allocate_func`` reaches the code that allocated; one raised by
-    ``deallocate_func`` is reported as unraisable.
+    ``deallocate_func`` is reported as unraisable. Reference cycles through the functions
+    (bound methods of an object that holds this resource) are collected. Unlike RMM, if C or
+    C++ code keeps using the resource after this object is collected, the calls fail with
+    ``ReferenceError`` instead of calling freed Python objects.
     """
+
+    _callback_key = None
+    _has_callbacks = True
 
     def __init__(self, allocate_func, deallocate_func):
         if not callable(allocate_func) or not callable(deallocate_func):
             raise TypeError("allocate_func and deallocate_func must be callable")
         self._allocate_func = allocate_func
         self._deallocate_func = deallocate_func
+        self._callback_key = next(_callback_keys)
+        _register(self, _ffi.callback_create(*_callback_trampolines(self)))
 
-        def alloc(size, stream):
-            return allocate_func(size, Stream._from_handle(stream))
-
-        def dealloc(ptr, size, stream):
-            deallocate_func(ptr, size, Stream._from_handle(stream))
-
-        _register(self, _ffi.callback_create(alloc, dealloc))
+    @classmethod
+    def _wrap(cls, handle):
+        # made by C or C++ code: its callbacks are not Python's
+        obj = super()._wrap(handle)
+        obj._has_callbacks = False
+        return obj
 
 
 def _append_id(filename, device):
@@ -384,14 +473,23 @@ class TrackingResourceAdaptor(UpstreamResourceAdaptor):
 
 class FailureCallbackResourceAdaptor(UpstreamResourceAdaptor):
     """Calls ``callback(nbytes)`` when an allocation runs out of memory and retries while
-    it returns True."""
+    it returns True.
+
+    librmm.so reaches the callback through a weak reference to this object, so reference
+    cycles through the callback are collected (see CallbackMemoryResource)."""
 
     def __init__(self, upstream_mr, callback):
         super().__init__(upstream_mr)
         if not callable(callback):
             raise TypeError("callback must be callable")
         self._callback = callback
-        handle, self._keeper = _ffi.failure_callback_create(upstream_mr._h(), callback)
+        ref = weakref.ref(self)
+
+        def on_failure(nbytes):
+            adaptor = ref()
+            return False if adaptor is None else adaptor._callback(nbytes)
+
+        handle, self._keeper = _ffi.failure_callback_create(upstream_mr._h(), on_failure)
         _register(self, handle)
 
 
@@ -582,6 +680,8 @@ def get_log_filenames():
 
 
 def _flush_logs():
+    """Flush the file of every ``LoggingResourceAdaptor`` that is a device's resource set
+    from Python."""
     for mr in _per_device_mrs.values():
         if isinstance(mr, LoggingResourceAdaptor):
             mr.flush()

@@ -53,7 +53,7 @@ class Stream:
 
     @property
     def handle(self):
-        """The stream handle as an int."""
+        """The stream handle as an int (not in RMM 25.02, whose handle is Cython-only)."""
         return self._handle
 
     def synchronize(self):
@@ -61,7 +61,7 @@ class Stream:
         _ffi.stream_synchronize(self._handle)
 
     def query(self):
-        """Whether all work queued on the stream has completed."""
+        """Whether all work queued on the stream has completed (not in RMM 25.02)."""
         return _ffi.stream_query(self._handle)
 
     def is_default(self):
