@@ -1,9 +1,11 @@
 //! Devices: the current device, device count, and free-memory utilities
 //! (hipMM's `rmm/cuda_device.hpp`).
 
+use std::ffi::c_void;
+
 use crate::error::{Error, Result};
 use crate::mr::ALLOCATION_ALIGNMENT;
-use crate::runtime::{runtime, DeviceAttribute, DeviceId, MemInfo, RuntimeErrorKind};
+use crate::runtime::{runtime, DeviceAttribute, DeviceId, MemInfo, RuntimeErrorKind, Stream};
 
 /// The calling thread's current device.
 pub fn get_current_device() -> Result<DeviceId> {
@@ -79,6 +81,67 @@ pub fn async_pool_handle_types(device: DeviceId) -> Result<i32> {
 /// i.e. whether `system_memory_resource` can be used on it.
 pub fn supports_pageable_memory_access(device: DeviceId) -> Result<bool> {
     Ok(attribute_or_zero(device, DeviceAttribute::PageableMemoryAccess)? == 1)
+}
+
+/// The version of the runtime in use (`cudaRuntimeGetVersion` / `hipRuntimeGetVersion`;
+/// the host emulation reports CUDA 13.0's `13000`).
+pub fn runtime_version() -> Result<i32> {
+    runtime()?
+        .runtime_version()
+        .map_err(|e| Error::runtime(-1, e))
+}
+
+/// The newest runtime version the installed driver supports (`cudaDriverGetVersion` /
+/// `hipDriverGetVersion`; 0 without a driver; `13000` on the host emulation).
+pub fn driver_version() -> Result<i32> {
+    runtime()?
+        .driver_version()
+        .map_err(|e| Error::runtime(-1, e))
+}
+
+/// The attribute of `device` that CUDA numbers `attr` (`cudaDeviceAttr`, e.g. 16 for the
+/// multiprocessor count), on any backend: HIP maps the number to its own, the host
+/// emulation answers for its emulated device. An attribute the backend has no equivalent
+/// of is [`Error::Unsupported`]; a bad device or a number that is no attribute is the
+/// runtime's error ([`Error::Runtime`], `cudaErrorInvalidDevice` / `cudaErrorInvalidValue`).
+pub fn device_attribute_by_cuda_number(attr: i32, device: DeviceId) -> Result<i32> {
+    match runtime()?.device_attribute_by_cuda_number(attr, device) {
+        Ok(v) => Ok(v),
+        Err(e) if e.kind == RuntimeErrorKind::NotSupported => Err(Error::Unsupported(format!(
+            "device attribute {attr} (cudaDeviceAttr) of device {device}: {e}"
+        ))),
+        Err(e) => Err(Error::runtime(device, e)),
+    }
+}
+
+/// Prefetches `bytes` at `ptr` to `device` (`-1`, CUDA's `cudaCpuDeviceId`: the host),
+/// ordered on `stream` (RMM's `rmm::prefetch`, `cudaMemPrefetchAsync`).
+///
+/// A hint, as in RMM: memory the runtime cannot prefetch because it is not managed (the
+/// runtime answers "invalid value") stays where it is and the call succeeds; so does a null
+/// pointer or zero bytes. A device below -1 is an invalid argument; a runtime without
+/// prefetching is [`Error::Unsupported`]; any other runtime failure (a device out of range,
+/// a destroyed stream) is [`Error::Runtime`].
+pub fn prefetch(ptr: *const c_void, bytes: usize, device: DeviceId, stream: Stream) -> Result<()> {
+    if device < -1 {
+        return Err(Error::invalid(format!(
+            "prefetch: device {device} is not a device; use a device id or -1 for the host"
+        )));
+    }
+    if ptr.is_null() || bytes == 0 {
+        return Ok(());
+    }
+    match runtime()?.mem_prefetch_async(ptr, bytes, device, stream) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind == RuntimeErrorKind::InvalidValue => {
+            log::debug!("prefetch of {ptr:p} ({bytes} bytes) to device {device} skipped: {e}");
+            Ok(())
+        }
+        Err(e) if e.kind == RuntimeErrorKind::NotSupported => Err(Error::Unsupported(format!(
+            "prefetch of {ptr:p} ({bytes} bytes) to device {device}: {e}"
+        ))),
+        Err(e) => Err(Error::runtime(device, e)),
+    }
 }
 
 /// Makes a device current for its lifetime and restores the previous one on drop

@@ -635,3 +635,221 @@ fn binning_bin_larger_than_upstream_can_give_is_refused_clearly() {
         assert_eq!(rmm_resource_release(h), RMM_STATUS_SUCCESS);
     }
 }
+
+fn resource_id(r: rmm_resource_t) -> u64 {
+    let mut id = 0u64;
+    // SAFETY: valid out-pointer.
+    let s = unsafe { rmm_resource_id(r, &mut id) };
+    assert_eq!(s, RMM_STATUS_SUCCESS, "{}", last_error());
+    id
+}
+
+fn runtime_is_host() -> bool {
+    let mut name = null();
+    // SAFETY: valid out-pointer; the name is a static string.
+    unsafe {
+        rmm_runtime_name(&mut name) == RMM_STATUS_SUCCESS
+            && CStr::from_ptr(name).to_bytes() == b"host"
+    }
+}
+
+#[test]
+fn resource_id_names_the_object_not_the_handle() {
+    init();
+    let up = cuda();
+    let id = resource_id(up);
+    assert_ne!(id, 0);
+    let (mut a, mut b, mut upstream) = (null_mut(), null_mut(), null_mut());
+    // SAFETY: valid handles and out-pointers throughout.
+    unsafe {
+        assert_eq!(rmm_resource_retain(up), RMM_STATUS_SUCCESS);
+        assert_eq!(resource_id(up), id);
+        assert_eq!(rmm_resource_release(up), RMM_STATUS_SUCCESS);
+        // Two adaptors of one kind over one upstream: equal, yet two objects.
+        assert_eq!(
+            rmm_statistics_adaptor_create(up, &mut a),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(
+            rmm_statistics_adaptor_create(up, &mut b),
+            RMM_STATUS_SUCCESS
+        );
+        let mut equal = false;
+        assert_eq!(rmm_resource_is_equal(a, b, &mut equal), RMM_STATUS_SUCCESS);
+        assert!(equal);
+        assert_ne!(resource_id(a), resource_id(b));
+        assert_ne!(resource_id(a), id);
+        // A getter makes a new handle to the same object.
+        assert_eq!(
+            rmm_resource_get_upstream(a, &mut upstream),
+            RMM_STATUS_SUCCESS
+        );
+        assert_ne!(upstream, up);
+        assert_eq!(resource_id(upstream), id);
+        let mut previous = null_mut();
+        assert_eq!(
+            rmm_set_per_device_resource(0, a, &mut previous),
+            RMM_STATUS_SUCCESS
+        );
+        let mut current = null_mut();
+        assert_eq!(
+            rmm_get_per_device_resource(0, &mut current),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(resource_id(current), resource_id(a));
+        assert_eq!(
+            rmm_set_per_device_resource(0, previous, null_mut()),
+            RMM_STATUS_SUCCESS
+        );
+        for h in [current, previous] {
+            assert_eq!(rmm_resource_release(h), RMM_STATUS_SUCCESS);
+        }
+    }
+    for h in [upstream, a, b, up] {
+        assert_eq!(rmm_resource_release(h), RMM_STATUS_SUCCESS);
+    }
+}
+
+#[test]
+fn resource_id_bad_arguments() {
+    init();
+    let r = cuda();
+    let mut id = 7u64;
+    // SAFETY: NULL and released handles are reported, never dereferenced.
+    unsafe {
+        assert_eq!(
+            rmm_resource_id(null_mut(), &mut id),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert!(last_error().contains("NULL"), "{}", last_error());
+        assert_eq!(rmm_resource_id(r, null_mut()), RMM_STATUS_INVALID_ARGUMENT);
+        assert!(last_error().contains("`id` is NULL"), "{}", last_error());
+        assert_eq!(rmm_resource_release(r), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_resource_id(r, &mut id), RMM_STATUS_INVALID_ARGUMENT);
+        assert!(
+            last_error().contains("already released"),
+            "{}",
+            last_error()
+        );
+    }
+    assert_eq!(id, 7);
+    assert_eq!(rmm_last_error_runtime_code(), 0);
+}
+
+#[test]
+fn prefetch_is_a_hint_for_memory_that_is_not_managed() {
+    init();
+    let mut managed = null_mut();
+    let (mut p, mut d, mut s, mut device) = (null_mut(), null_mut(), null_mut(), -1);
+    let r = cuda();
+    // SAFETY: valid handles, out-pointers and ranges; the memory outlives the stream work.
+    unsafe {
+        assert_eq!(rmm_get_current_device(&mut device), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_managed_create(&mut managed), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_stream_create(0, &mut s), RMM_STATUS_SUCCESS);
+        assert_eq!(
+            rmm_allocate_async(managed, 1 << 16, s, &mut p),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(rmm_prefetch(p, 1 << 16, device, s), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_prefetch(p, 1 << 16, -1, s), RMM_STATUS_SUCCESS);
+        assert_eq!(
+            rmm_prefetch(p, 1 << 16, device, null_mut()),
+            RMM_STATUS_SUCCESS
+        );
+        // Device memory, pageable host memory, NULL and zero bytes: no-ops.
+        assert_eq!(rmm_allocate(r, 4096, &mut d), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_prefetch(d, 4096, device, s), RMM_STATUS_SUCCESS);
+        let host = [0u8; 64];
+        assert_eq!(
+            rmm_prefetch(host.as_ptr().cast(), 64, device, s),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(rmm_prefetch(null(), 4096, device, s), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_prefetch(p, 0, device, s), RMM_STATUS_SUCCESS);
+        // A device below -1 is no device.
+        assert_eq!(rmm_prefetch(p, 4096, -2, s), RMM_STATUS_INVALID_ARGUMENT);
+        assert!(last_error().contains("rmm_prefetch"), "{}", last_error());
+        if runtime_is_host() {
+            let mut count = 0;
+            assert_eq!(rmm_get_device_count(&mut count), RMM_STATUS_SUCCESS);
+            assert_eq!(rmm_prefetch(p, 4096, count, s), RMM_STATUS_RUNTIME_ERROR);
+            assert_eq!(rmm_last_error_runtime_code(), 101);
+        }
+        assert_eq!(rmm_stream_synchronize(s), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_deallocate(r, d, 4096), RMM_STATUS_SUCCESS);
+        assert_eq!(
+            rmm_deallocate_async(managed, p, 1 << 16, s),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(rmm_stream_destroy(s), RMM_STATUS_SUCCESS);
+        if runtime_is_host() {
+            // A destroyed stream is the runtime's invalid handle.
+            let mut q = null_mut();
+            assert_eq!(rmm_allocate(managed, 4096, &mut q), RMM_STATUS_SUCCESS);
+            assert_eq!(rmm_prefetch(q, 4096, 0, s), RMM_STATUS_RUNTIME_ERROR);
+            assert_eq!(rmm_last_error_runtime_code(), 400);
+            assert_eq!(rmm_deallocate(managed, q, 4096), RMM_STATUS_SUCCESS);
+        }
+    }
+    for h in [managed, r] {
+        assert_eq!(rmm_resource_release(h), RMM_STATUS_SUCCESS);
+    }
+}
+
+#[test]
+fn versions_and_device_attributes_by_cuda_number() {
+    init();
+    let (mut rt, mut drv, mut count) = (0, 0, 0);
+    // SAFETY: valid out-pointers, and NULL ones that are reported.
+    unsafe {
+        assert_eq!(rmm_runtime_get_version(&mut rt), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_driver_get_version(&mut drv), RMM_STATUS_SUCCESS);
+        assert!(rt > 0 && drv >= 0, "{rt} {drv}");
+        assert_eq!(
+            rmm_runtime_get_version(null_mut()),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            rmm_driver_get_version(null_mut()),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(rmm_get_device_count(&mut count), RMM_STATUS_SUCCESS);
+
+        let attr = |number: i32, device: i32| {
+            let mut v = -7;
+            let s = rmm_device_get_attribute(&mut v, number, device);
+            (s, v)
+        };
+        let (s, warp) = attr(10, 0);
+        assert_eq!(s, RMM_STATUS_SUCCESS, "{}", last_error());
+        assert!(warp == 32 || warp == 64, "{warp}");
+        let (s, sms) = attr(16, 0);
+        assert_eq!(s, RMM_STATUS_SUCCESS);
+        assert!(sms >= 1);
+        let (s, pools) = attr(115, 0);
+        assert_eq!(s, RMM_STATUS_SUCCESS);
+        let mut supported = false;
+        assert_eq!(
+            rmm_device_supports_async_pools(0, &mut supported),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(pools == 1, supported);
+        if runtime_is_host() {
+            assert_eq!((rt, drv), (13000, 13000));
+            assert_eq!(warp, 32);
+            assert_eq!((attr(75, 0).1, attr(76, 0).1), (9, 0));
+        }
+
+        assert_eq!(
+            rmm_device_get_attribute(null_mut(), 10, 0),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(rmm_last_error_runtime_code(), 0);
+        assert_eq!(attr(10, count), (RMM_STATUS_RUNTIME_ERROR, -7));
+        assert_eq!(rmm_last_error_runtime_code(), 101, "{}", last_error());
+        assert!(last_error().contains("rmm_device_get_attribute"));
+        assert_eq!(attr(0, 0), (RMM_STATUS_RUNTIME_ERROR, -7));
+        assert_eq!(rmm_last_error_runtime_code(), 1, "{}", last_error());
+    }
+}

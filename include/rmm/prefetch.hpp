@@ -3,12 +3,9 @@
  * @brief `rmm::prefetch`: migrate managed memory to a device ahead of use (RMM's
  * `rmm/prefetch.hpp`).
  *
- * The C ABI has no prefetch function (only the prefetch_resource_adaptor, which prefetches
- * what it allocates), so this header calls the runtime directly when its header is found:
- * `hipMemPrefetchAsync` (HIP) or `cudaMemPrefetchAsync` (CUDA); code calling prefetch() then
- * links the runtime library. Without runtime headers prefetch() only validates its
- * arguments and does nothing: prefetching is a performance hint, and the host emulation has
- * no device memory to migrate.
+ * Goes through the C ABI's `rmm_prefetch`, so it prefetches with the runtime librmm.so uses
+ * (`cudaMemPrefetchAsync`, `hipMemPrefetchAsync`, or the host emulation's check of the
+ * range) and code calling it links no runtime library of its own.
  *
  * As in RMM, prefetching memory that is not managed (the runtime answers "invalid value") is
  * a no-op, not an error.
@@ -17,6 +14,7 @@
 
 #include <rmm/cuda_device.hpp>
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/check.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/error.hpp>
 #include <rmm/detail/export.hpp>
@@ -41,45 +39,20 @@ namespace rmm {
 /**
  * @brief Prefetches @p size bytes at @p ptr to @p device, ordered on @p stream.
  *
- * A no-op for memory that is not managed, for a null pointer or zero size, and when no
- * runtime header was available at compile time.
+ * A no-op for memory that is not managed and for a null pointer or zero size.
  * @param ptr The memory
  * @param size The number of bytes
  * @param device The destination device
  * @param stream The stream
- * @throws rmm::cuda_error when the runtime reports another error
+ * @throws rmm::cuda_error when the runtime reports another error (e.g. a device out of
+ * range), rmm::logic_error for a device id below -1 or a runtime that cannot prefetch
  */
 inline void prefetch(void const* ptr,
                      std::size_t size,
                      rmm::cuda_device_id device,
                      rmm::cuda_stream_view stream)
 {
-  if (ptr == nullptr || size == 0) { return; }
-#if defined(RMM_DETAIL_ERROR_HIP) && defined(RMM_DETAIL_STREAM_HIP)
-  hipError_t const result = hipMemPrefetchAsync(ptr, size, device.value(), stream.value());
-  if (result == hipErrorInvalidValue) {
-    (void)hipGetLastError();
-    return;
-  }
-  RMM_CUDA_TRY(result);
-#elif defined(RMM_DETAIL_ERROR_CUDA) && defined(RMM_DETAIL_STREAM_CUDA)
-#if defined(CUDART_VERSION) && CUDART_VERSION >= 13000
-  cudaMemLocation location{};
-  location.type = cudaMemLocationTypeDevice;
-  location.id   = device.value();
-  cudaError_t const result = cudaMemPrefetchAsync(ptr, size, location, 0, stream.value());
-#else
-  cudaError_t const result = cudaMemPrefetchAsync(ptr, size, device.value(), stream.value());
-#endif
-  if (result == cudaErrorInvalidValue) {
-    (void)cudaGetLastError();
-    return;
-  }
-  RMM_CUDA_TRY(result);
-#else
-  (void)device;
-  (void)stream;
-#endif
+  detail::check(rmm_prefetch(ptr, size, device.value(), detail::to_c_stream(stream.value())));
 }
 
 #if defined(RMM_DETAIL_PREFETCH_CUDA_SPAN)

@@ -393,6 +393,35 @@ rmm_status_t rmm_runtime_name(const char **name);
 rmm_status_t rmm_runtime_description(const char **description);
 
 /**
+ * The version of the runtime in use, in the runtime's numbering: CUDA's
+ * `1000 * major + 10 * minor` (`cudaRuntimeGetVersion`), HIP's
+ * `10000000 * major + 100000 * minor + patch` (`hipRuntimeGetVersion`); the host emulation
+ * reports `13000` (CUDA 13.0, whose behaviour it emulates).
+ */
+rmm_status_t rmm_runtime_get_version(int32_t *version);
+
+/**
+ * The newest runtime version the installed driver supports, in the runtime's numbering
+ * (`cudaDriverGetVersion` / `hipDriverGetVersion`; 0 when no driver is installed). The
+ * host emulation reports `13000`.
+ */
+rmm_status_t rmm_driver_get_version(int32_t *version);
+
+/**
+ * The integer attribute `attr` of `device`, where `attr` is CUDA's number for it
+ * (`cudaDeviceAttr`, e.g. 16 = `cudaDevAttrMultiProcessorCount`, 75/76 = compute
+ * capability major/minor), whatever the runtime: CUDA takes the number as it is, HIP
+ * maps it to its own attribute (`hipDeviceGetAttribute`), the host emulation answers for
+ * its emulated device (see the host runtime's documentation).
+ *
+ * `RMM_STATUS_UNSUPPORTED` when the runtime has no equivalent of the attribute (HIP lacks
+ * some of CUDA's); `RMM_STATUS_RUNTIME_ERROR` for a bad device
+ * (`cudaErrorInvalidDevice`) or a number that is no attribute (`cudaErrorInvalidValue`),
+ * with the runtime's code in `rmm_last_error_runtime_code()`.
+ */
+rmm_status_t rmm_device_get_attribute(int32_t *value, int32_t attr, int32_t device);
+
+/**
  * Number of devices.
  */
 rmm_status_t rmm_get_device_count(int32_t *count);
@@ -670,6 +699,18 @@ rmm_status_t rmm_pool_get_stats(rmm_resource_t pool, rmm_pool_stats *stats);
 rmm_status_t rmm_pool_release(rmm_resource_t pool, size_t *released);
 
 /**
+ * Prefetches `bytes` at `ptr` to `device` (-1, CUDA's `cudaCpuDeviceId`: the host),
+ * ordered on `stream`: RMM's `rmm::prefetch` (`cudaMemPrefetchAsync` /
+ * `hipMemPrefetchAsync`). A hint, as in RMM: memory that is not managed (the runtime
+ * answers "invalid value") is left where it is and the call succeeds, as it does for a
+ * NULL pointer or zero bytes. `RMM_STATUS_INVALID_ARGUMENT` for a device below -1,
+ * `RMM_STATUS_UNSUPPORTED` when the runtime cannot prefetch at all,
+ * `RMM_STATUS_RUNTIME_ERROR` for other runtime failures (a device out of range, a
+ * destroyed stream). The memory is not accessed by this call.
+ */
+rmm_status_t rmm_prefetch(const void *ptr, size_t bytes, int32_t device, rmm_stream_t stream);
+
+/**
  * Creates a `prefetch_resource_adaptor` over `upstream`: each new allocation is prefetched
  * to the current device on its stream. The prefetch is a hint: where the runtime cannot
  * prefetch (memory that is not managed, no prefetch support) the allocation still succeeds.
@@ -686,6 +727,23 @@ const char *rmm_status_string(uint32_t status);
  * this thread; copy it to keep it.
  */
 const char *rmm_last_error_message(void);
+
+/**
+ * The GPU runtime's own error code (`cudaError_t` / `hipError_t`; the host emulation uses
+ * CUDA's numbers) behind this thread's last failure, or 0 when that failure did not come
+ * from a runtime call. Like the message, it stays until the next failing call on this
+ * thread.
+ */
+int32_t rmm_last_error_runtime_code(void);
+
+/**
+ * A stable identity of the resource object behind `resource`: equal for every handle of
+ * the same resource (however it was obtained: a create, a getter, a retain, from C, C++ or
+ * Python), different for distinct live resources, even two resources of the same kind
+ * over the same upstream that `rmm_resource_is_equal` calls equal. It is the resource's
+ * address in librmm.so: an id may be reused once its resource has been destroyed.
+ */
+rmm_status_t rmm_resource_id(rmm_resource_t resource, uint64_t *id);
 
 /**
  * Adds a reference to `resource`.

@@ -159,6 +159,13 @@ extern "C" {
     fn rmm_get_debug_log_level(level: *mut c_int) -> Status;
     fn rmm_debug_log(level: c_int, message: *const c_char) -> Status;
     fn rmm_debug_log_flush() -> Status;
+
+    fn rmm_last_error_runtime_code() -> i32;
+    fn rmm_resource_id(r: Res, id: *mut u64) -> Status;
+    fn rmm_prefetch(ptr: *const c_void, bytes: usize, device: i32, s: StreamT) -> Status;
+    fn rmm_runtime_get_version(version: *mut i32) -> Status;
+    fn rmm_driver_get_version(version: *mut i32) -> Status;
+    fn rmm_device_get_attribute(value: *mut i32, attr: i32, device: i32) -> Status;
 }
 
 // ---- errors ------------------------------------------------------------------------------
@@ -167,6 +174,8 @@ extern "C" {
 struct Failure {
     status: Status,
     message: String,
+    /// The GPU runtime's error code behind the failure (0: not a runtime failure).
+    runtime_code: i32,
 }
 
 thread_local! {
@@ -189,7 +198,12 @@ fn check(status: Status) -> Result<(), Failure> {
         let detail = cstr(unsafe { rmm_last_error_message() });
         let text = cstr(unsafe { rmm_status_string(status) });
         let message = if detail.is_empty() { text } else { detail };
-        Err(Failure { status, message })
+        let runtime_code = unsafe { rmm_last_error_runtime_code() };
+        Err(Failure {
+            status,
+            message,
+            runtime_code,
+        })
     }
 }
 
@@ -211,7 +225,11 @@ fn to_pyerr(py: Python<'_>, f: Failure) -> PyErr {
         .import("rmm._exceptions")
         .and_then(|m| m.getattr(class))
         .and_then(|cls| cls.call1((f.status, f.message.clone())))
-    {
+        .and_then(|exc| {
+            // The runtime's own code (cudaError_t), for rmm._cuda.gpu's CUDARuntimeError.
+            exc.setattr("runtime_code", f.runtime_code)?;
+            Ok(exc)
+        }) {
         Ok(exc) => PyErr::from_value(exc),
         Err(e) => e,
     }
@@ -1205,6 +1223,60 @@ fn debug_log_flush(py: Python<'_>) -> PyResult<()> {
     quick(py, || check(unsafe { rmm_debug_log_flush() }))
 }
 
+// ---- identity, prefetch, versions, device attributes ---------------------------------------
+
+/// A stable identity of the resource behind `mr`: equal for every handle of one resource
+/// (from C, C++ or Python), different for distinct live resources.
+#[pyfunction]
+fn resource_id(py: Python<'_>, mr: &ResourceHandle) -> PyResult<u64> {
+    let r = mr.raw()?;
+    quick(py, || {
+        let mut id = 0u64;
+        check(unsafe { rmm_resource_id(r as Res, &mut id) })?;
+        Ok(id)
+    })
+}
+
+/// Prefetches `size` bytes at `ptr` to `device` (-1: the host) on `stream`; a no-op for
+/// memory that is not managed.
+#[pyfunction]
+#[pyo3(signature = (ptr, size, device, stream=0))]
+fn prefetch(py: Python<'_>, ptr: usize, size: usize, device: i32, stream: usize) -> PyResult<()> {
+    call(py, move || {
+        check(unsafe { rmm_prefetch(ptr as *const c_void, size, device, stream as StreamT) })
+    })
+}
+
+/// The runtime's version (CUDA: 1000 * major + 10 * minor; the host emulation: 13000).
+#[pyfunction]
+fn runtime_get_version(py: Python<'_>) -> PyResult<i32> {
+    call(py, || {
+        let mut v = 0;
+        check(unsafe { rmm_runtime_get_version(&mut v) })?;
+        Ok(v)
+    })
+}
+
+/// The newest runtime version the driver supports (0 without a driver).
+#[pyfunction]
+fn driver_get_version(py: Python<'_>) -> PyResult<i32> {
+    call(py, || {
+        let mut v = 0;
+        check(unsafe { rmm_driver_get_version(&mut v) })?;
+        Ok(v)
+    })
+}
+
+/// The attribute of `device` that CUDA numbers `attr` (cudaDeviceAttr), on any runtime.
+#[pyfunction]
+fn device_get_attribute(py: Python<'_>, attr: i32, device: i32) -> PyResult<i32> {
+    call(py, move || {
+        let mut v = 0;
+        check(unsafe { rmm_device_get_attribute(&mut v, attr, device) })?;
+        Ok(v)
+    })
+}
+
 /// The path of the librmm.so that this extension calls (the one loaded in the process).
 #[pyfunction]
 fn library_path() -> PyResult<String> {
@@ -1348,6 +1420,11 @@ fn _ffi(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(debug_log, m)?)?;
     m.add_function(wrap_pyfunction!(debug_log_flush, m)?)?;
     m.add_function(wrap_pyfunction!(library_path, m)?)?;
+    m.add_function(wrap_pyfunction!(resource_id, m)?)?;
+    m.add_function(wrap_pyfunction!(prefetch, m)?)?;
+    m.add_function(wrap_pyfunction!(runtime_get_version, m)?)?;
+    m.add_function(wrap_pyfunction!(driver_get_version, m)?)?;
+    m.add_function(wrap_pyfunction!(device_get_attribute, m)?)?;
     m.add("STREAM_DEFAULT", 0usize)?;
     m.add("STREAM_LEGACY", 1usize)?;
     m.add("STREAM_PER_THREAD", 2usize)?;

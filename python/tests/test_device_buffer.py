@@ -105,6 +105,45 @@ def test_prefetch_is_a_hint():
     b = rmm.DeviceBuffer(size=64, mr=mr.ManagedMemoryResource())
     b.prefetch()
     b.prefetch(device=0, stream=Stream())
+    b.prefetch(device=-1)  # to the host (cudaCpuDeviceId)
+    b.prefetch(device=np.int32(0))
+    # Memory that is not managed, and an empty buffer: no-ops, as in RMM.
+    rmm.DeviceBuffer(size=64, mr=mr.CudaMemoryResource()).prefetch()
+    rmm.DeviceBuffer(size=0).prefetch()
+    assert b.tobytes() == rmm.DeviceBuffer.to_device(b.tobytes()).tobytes()
+
+
+def test_prefetch_defaults_to_current_device_and_buffer_stream(monkeypatch):
+    from rmm.pylibrmm import device_buffer
+
+    calls = []
+    monkeypatch.setattr(device_buffer._ffi, "prefetch", lambda *args: calls.append(args))
+    s = Stream()
+    b = rmm.DeviceBuffer(size=256, stream=s, mr=mr.ManagedMemoryResource())
+    b.prefetch()
+    other = Stream()
+    b.prefetch(device=-1, stream=other)
+    assert calls == [
+        (b.ptr, 256, rmm._ffi.get_current_device(), s._handle),
+        (b.ptr, 256, -1, other._handle),
+    ]
+
+
+def test_prefetch_bad_arguments():
+    b = rmm.DeviceBuffer(size=64, mr=mr.ManagedMemoryResource())
+    with pytest.raises(TypeError):
+        b.prefetch(device="0")
+    with pytest.raises(TypeError):
+        b.prefetch(device=True)
+    with pytest.raises(TypeError):
+        b.prefetch(stream=0)
+    with pytest.raises(rmm.RMMError) as e:
+        b.prefetch(device=-2)  # no device, and not the host either
+    assert isinstance(e.value, ValueError) and "rmm_prefetch" in str(e.value)
+    if rmm._ffi.runtime_name() == "host":
+        with pytest.raises(rmm.RMMError) as e:
+            b.prefetch(device=rmm._ffi.get_device_count())
+        assert e.value.runtime_code == 101  # cudaErrorInvalidDevice
 
 
 def test_memory_returned():

@@ -154,13 +154,9 @@ RMM_25_02_MEMBERS = {
 # RMM 25.02 names that may be missing here, and why.
 MAY_BE_ABSENT = {
     ("rmm.pylibrmm.cuda_stream", "CudaStream"): "Cython-only in RMM (cdef methods)",
-    # rmm._cuda.gpu beyond getDevice/setDevice/getDeviceCount: in progress (NOTES.md)
-    ("rmm._cuda.gpu", "CUDADriverError"): "in progress",
-    ("rmm._cuda.gpu", "deviceGetName"): "in progress",
-    ("rmm._cuda.gpu", "driverGetVersion"): "in progress",
-    ("rmm._cuda.gpu", "getDeviceAttribute"): "in progress",
-    ("rmm._cuda.gpu", "getDeviceProperties"): "in progress",
-    ("rmm._cuda.gpu", "runtimeGetVersion"): "in progress",
+    # cuda-python's cudaDeviceProp / the driver API in RMM; nothing in rmm uses them (NOTES.md)
+    ("rmm._cuda.gpu", "deviceGetName"): "not implemented",
+    ("rmm._cuda.gpu", "getDeviceProperties"): "not implemented",
 }
 
 

@@ -31,6 +31,7 @@ def lib():
         "rmm_resource_name": [res, ctypes.POINTER(ctypes.c_char_p)],
         "rmm_allocate": [res, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p)],
         "rmm_deallocate": [res, ctypes.c_void_p, ctypes.c_size_t],
+        "rmm_resource_id": [res, ctypes.POINTER(ctypes.c_uint64)],
     }.items():
         f = getattr(lib, name)
         f.argtypes = args
@@ -101,3 +102,61 @@ def test_python_object_replaced_from_c(lib):
     ok(lib.rmm_set_current_device_resource(None, None))
     assert mr.get_current_device_resource() is not pool
     assert mr.get_current_device_resource_type() is mr.CudaMemoryResource
+
+
+def _c_id(lib, handle):
+    out = ctypes.c_uint64()
+    ok(lib.rmm_resource_id(handle, ctypes.byref(out)))
+    return out.value
+
+
+def test_resource_id_is_the_same_from_c_and_python(lib):
+    st = mr.StatisticsResourceAdaptor(mr.CudaMemoryResource())
+    mr.set_current_device_resource(st)
+    h = ctypes.c_void_p()
+    ok(lib.rmm_get_current_device_resource(ctypes.byref(h)))
+    # A new handle (C's), the same resource.
+    assert h.value != st._handle.address
+    assert _c_id(lib, h) == rmm._ffi.resource_id(st._handle)
+    assert rmm._ffi.resource_id(st._handle.retain()) == rmm._ffi.resource_id(st._handle)
+    assert rmm._ffi.resource_id(st._handle.upstream()) == rmm._ffi.resource_id(
+        st.get_upstream()._handle
+    )
+    ok(lib.rmm_resource_release(h))
+
+
+def test_c_set_twin_is_not_taken_for_the_python_object(lib):
+    # Python's adaptor and a twin made in C: the same kind over the same upstream, so
+    # rmm_resource_is_equal calls them equal, but they are two objects with two counters.
+    st = mr.StatisticsResourceAdaptor(mr.CudaMemoryResource())
+    mr.set_current_device_resource(st)
+    assert mr.get_current_device_resource() is st
+
+    twin = ctypes.c_void_p()
+    upstream = ctypes.c_void_p(st.get_upstream()._handle.address)
+    ok(lib.rmm_statistics_adaptor_create(upstream, ctypes.byref(twin)))
+    assert st._handle.is_equal(rmm._ffi.get_current_device_resource()) is True
+    ok(lib.rmm_set_current_device_resource(twin, None))
+
+    current = mr.get_current_device_resource()
+    assert current is not st
+    assert isinstance(current, mr.StatisticsResourceAdaptor)
+    assert rmm._ffi.resource_id(current._handle) == _c_id(lib, twin)
+    assert mr.get_current_device_resource() is current  # remembered from now on
+    buf = rmm.DeviceBuffer(size=512)
+    assert buf.mr is current
+    assert current.allocation_counts.current_bytes == 512
+    assert st.allocation_counts.current_bytes == 0  # Python's adaptor saw nothing
+    c = Counters()
+    ok(lib.rmm_statistics_adaptor_get_counters(twin, ctypes.byref(c)))
+    assert c.bytes.value == 512
+    del buf
+
+    # Python's adaptor set back from C: not taken for the twin's object either.
+    py_handle = ctypes.c_void_p(st._handle.address)
+    ok(lib.rmm_set_current_device_resource(py_handle, None))
+    again = mr.get_current_device_resource()
+    assert again is not current
+    assert rmm._ffi.resource_id(again._handle) == rmm._ffi.resource_id(st._handle)
+    ok(lib.rmm_set_current_device_resource(None, None))
+    ok(lib.rmm_resource_release(twin))

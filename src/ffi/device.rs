@@ -38,6 +38,60 @@ pub unsafe extern "C" fn rmm_runtime_description(description: *mut *const c_char
     })
 }
 
+/// The version of the runtime in use, in the runtime's numbering: CUDA's
+/// `1000 * major + 10 * minor` (`cudaRuntimeGetVersion`), HIP's
+/// `10000000 * major + 100000 * minor + patch` (`hipRuntimeGetVersion`); the host emulation
+/// reports `13000` (CUDA 13.0, whose behaviour it emulates).
+#[no_mangle]
+pub unsafe extern "C" fn rmm_runtime_get_version(version: *mut i32) -> rmm_status_t {
+    guard("rmm_runtime_get_version", || {
+        non_null(version, "version")?;
+        let v = device::runtime_version()?;
+        // SAFETY: checked non-null above.
+        unsafe { write_out(version, v) };
+        Ok(())
+    })
+}
+
+/// The newest runtime version the installed driver supports, in the runtime's numbering
+/// (`cudaDriverGetVersion` / `hipDriverGetVersion`; 0 when no driver is installed). The
+/// host emulation reports `13000`.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_driver_get_version(version: *mut i32) -> rmm_status_t {
+    guard("rmm_driver_get_version", || {
+        non_null(version, "version")?;
+        let v = device::driver_version()?;
+        // SAFETY: checked non-null above.
+        unsafe { write_out(version, v) };
+        Ok(())
+    })
+}
+
+/// The integer attribute `attr` of `device`, where `attr` is CUDA's number for it
+/// (`cudaDeviceAttr`, e.g. 16 = `cudaDevAttrMultiProcessorCount`, 75/76 = compute
+/// capability major/minor), whatever the runtime: CUDA takes the number as it is, HIP
+/// maps it to its own attribute (`hipDeviceGetAttribute`), the host emulation answers for
+/// its emulated device (see the host runtime's documentation).
+///
+/// `RMM_STATUS_UNSUPPORTED` when the runtime has no equivalent of the attribute (HIP lacks
+/// some of CUDA's); `RMM_STATUS_RUNTIME_ERROR` for a bad device
+/// (`cudaErrorInvalidDevice`) or a number that is no attribute (`cudaErrorInvalidValue`),
+/// with the runtime's code in `rmm_last_error_runtime_code()`.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_device_get_attribute(
+    value: *mut i32,
+    attr: i32,
+    device: i32,
+) -> rmm_status_t {
+    guard("rmm_device_get_attribute", || {
+        non_null(value, "value")?;
+        let v = device::device_attribute_by_cuda_number(attr, device)?;
+        // SAFETY: checked non-null above.
+        unsafe { write_out(value, v) };
+        Ok(())
+    })
+}
+
 /// Number of devices.
 #[no_mangle]
 pub unsafe extern "C" fn rmm_get_device_count(count: *mut i32) -> rmm_status_t {

@@ -21,6 +21,32 @@ pub extern "C" fn rmm_last_error_message() -> *const c_char {
     super::status::last_error_ptr()
 }
 
+/// The GPU runtime's own error code (`cudaError_t` / `hipError_t`; the host emulation uses
+/// CUDA's numbers) behind this thread's last failure, or 0 when that failure did not come
+/// from a runtime call. Like the message, it stays until the next failing call on this
+/// thread.
+#[no_mangle]
+pub extern "C" fn rmm_last_error_runtime_code() -> i32 {
+    super::status::last_runtime_code()
+}
+
+/// A stable identity of the resource object behind `resource`: equal for every handle of
+/// the same resource (however it was obtained: a create, a getter, a retain, from C, C++ or
+/// Python), different for distinct live resources, even two resources of the same kind
+/// over the same upstream that `rmm_resource_is_equal` calls equal. It is the resource's
+/// address in librmm.so: an id may be reused once its resource has been destroyed.
+#[no_mangle]
+pub unsafe extern "C" fn rmm_resource_id(resource: rmm_resource_t, id: *mut u64) -> rmm_status_t {
+    guard("rmm_resource_id", || {
+        non_null(id, "id")?;
+        let r = resource_of(resource)?;
+        let address = std::sync::Arc::as_ptr(&r).cast::<()>() as usize as u64;
+        // SAFETY: `id` checked non-null above.
+        unsafe { write_out(id, address) };
+        Ok(())
+    })
+}
+
 /// Adds a reference to `resource`.
 #[no_mangle]
 pub extern "C" fn rmm_resource_retain(resource: rmm_resource_t) -> rmm_status_t {

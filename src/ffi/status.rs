@@ -67,6 +67,14 @@ impl rmm_status_t {
 
 thread_local! {
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+    /// The runtime's error code behind the last failure (0: not a runtime failure).
+    static LAST_RUNTIME_CODE: std::cell::Cell<i32> = const { std::cell::Cell::new(0) };
+}
+
+/// The runtime's error code behind this thread's last failure (0 when it was not a runtime
+/// failure, or the runtime gave no code of its own).
+pub(crate) fn last_runtime_code() -> i32 {
+    LAST_RUNTIME_CODE.with(|c| c.get())
 }
 
 /// Stores `msg` as this thread's last error message.
@@ -91,6 +99,12 @@ pub(crate) fn guard(name: &'static str, body: impl FnOnce() -> Result<(), Error>
         Ok(Ok(())) => RMM_STATUS_SUCCESS,
         Ok(Err(e)) => {
             let status = rmm_status_t::of(&e);
+            let code = match &e {
+                // Negative codes are rmm-rs's own (a missing entry point), not the runtime's.
+                Error::Runtime { source, .. } => source.code.max(0),
+                _ => 0,
+            };
+            LAST_RUNTIME_CODE.with(|c| c.set(code));
             set_last_error(format!("{name}: {e}"));
             status
         }
@@ -100,6 +114,7 @@ pub(crate) fn guard(name: &'static str, body: impl FnOnce() -> Result<(), Error>
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
+            LAST_RUNTIME_CODE.with(|c| c.set(0));
             set_last_error(format!(
                 "{name}: internal error: {what} (please report this as a bug)"
             ));

@@ -21,6 +21,110 @@ fn device_attribute(attr: DeviceAttribute, _version: i32) -> Option<i32> {
     })
 }
 
+/// `cudaDeviceAttr` numbers by name, for the backends that answer queries in CUDA's
+/// numbering (the HIP mapping, the host emulation). From `driver_types.h` of CUDA 12.9 and
+/// 13.0; only the attributes those backends name are listed.
+pub(crate) mod attr {
+    pub const MAX_THREADS_PER_BLOCK: i32 = 1;
+    pub const MAX_BLOCK_DIM_X: i32 = 2;
+    pub const MAX_BLOCK_DIM_Y: i32 = 3;
+    pub const MAX_BLOCK_DIM_Z: i32 = 4;
+    pub const MAX_GRID_DIM_X: i32 = 5;
+    pub const MAX_GRID_DIM_Y: i32 = 6;
+    pub const MAX_GRID_DIM_Z: i32 = 7;
+    pub const MAX_SHARED_MEMORY_PER_BLOCK: i32 = 8;
+    pub const TOTAL_CONSTANT_MEMORY: i32 = 9;
+    pub const WARP_SIZE: i32 = 10;
+    pub const MAX_PITCH: i32 = 11;
+    pub const MAX_REGISTERS_PER_BLOCK: i32 = 12;
+    pub const CLOCK_RATE: i32 = 13;
+    pub const TEXTURE_ALIGNMENT: i32 = 14;
+    pub const GPU_OVERLAP: i32 = 15;
+    pub const MULTI_PROCESSOR_COUNT: i32 = 16;
+    pub const KERNEL_EXEC_TIMEOUT: i32 = 17;
+    pub const INTEGRATED: i32 = 18;
+    pub const CAN_MAP_HOST_MEMORY: i32 = 19;
+    pub const COMPUTE_MODE: i32 = 20;
+    pub const MAX_TEXTURE_1D_WIDTH: i32 = 21;
+    pub const MAX_TEXTURE_2D_WIDTH: i32 = 22;
+    pub const MAX_TEXTURE_2D_HEIGHT: i32 = 23;
+    pub const MAX_TEXTURE_3D_WIDTH: i32 = 24;
+    pub const MAX_TEXTURE_3D_HEIGHT: i32 = 25;
+    pub const MAX_TEXTURE_3D_DEPTH: i32 = 26;
+    pub const SURFACE_ALIGNMENT: i32 = 30;
+    pub const CONCURRENT_KERNELS: i32 = 31;
+    pub const ECC_ENABLED: i32 = 32;
+    pub const PCI_BUS_ID: i32 = 33;
+    pub const PCI_DEVICE_ID: i32 = 34;
+    pub const TCC_DRIVER: i32 = 35;
+    pub const MEMORY_CLOCK_RATE: i32 = 36;
+    pub const GLOBAL_MEMORY_BUS_WIDTH: i32 = 37;
+    pub const L2_CACHE_SIZE: i32 = 38;
+    pub const MAX_THREADS_PER_MULTI_PROCESSOR: i32 = 39;
+    pub const ASYNC_ENGINE_COUNT: i32 = 40;
+    pub const UNIFIED_ADDRESSING: i32 = 41;
+    pub const PCI_DOMAIN_ID: i32 = 50;
+    pub const TEXTURE_PITCH_ALIGNMENT: i32 = 51;
+    pub const COMPUTE_CAPABILITY_MAJOR: i32 = 75;
+    pub const COMPUTE_CAPABILITY_MINOR: i32 = 76;
+    pub const STREAM_PRIORITIES_SUPPORTED: i32 = 78;
+    pub const GLOBAL_L1_CACHE_SUPPORTED: i32 = 79;
+    pub const LOCAL_L1_CACHE_SUPPORTED: i32 = 80;
+    pub const MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: i32 = 81;
+    pub const MAX_REGISTERS_PER_MULTIPROCESSOR: i32 = 82;
+    pub const MANAGED_MEMORY: i32 = 83;
+    pub const IS_MULTI_GPU_BOARD: i32 = 84;
+    pub const MULTI_GPU_BOARD_GROUP_ID: i32 = 85;
+    pub const HOST_NATIVE_ATOMIC_SUPPORTED: i32 = 86;
+    pub const SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: i32 = 87;
+    pub const PAGEABLE_MEMORY_ACCESS: i32 = 88;
+    pub const CONCURRENT_MANAGED_ACCESS: i32 = 89;
+    pub const COMPUTE_PREEMPTION_SUPPORTED: i32 = 90;
+    pub const CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: i32 = 91;
+    pub const COOPERATIVE_LAUNCH: i32 = 95;
+    pub const MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: i32 = 97;
+    pub const HOST_REGISTER_SUPPORTED: i32 = 99;
+    pub const PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: i32 = 100;
+    pub const DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: i32 = 101;
+    pub const MAX_BLOCKS_PER_MULTIPROCESSOR: i32 = 106;
+    pub const MAX_PERSISTING_L2_CACHE_SIZE: i32 = 108;
+    pub const MAX_ACCESS_POLICY_WINDOW_SIZE: i32 = 109;
+    pub const RESERVED_SHARED_MEMORY_PER_BLOCK: i32 = 111;
+    pub const MEMORY_POOLS_SUPPORTED: i32 = 115;
+    pub const MEMORY_POOL_SUPPORTED_HANDLE_TYPES: i32 = 119;
+    pub const MEM_SYNC_DOMAIN_COUNT: i32 = 126;
+    pub const NUMA_ID: i32 = 131;
+    pub const HOST_NUMA_ID: i32 = 134;
+
+    /// Whether `number` names an attribute of `cudaDeviceAttr` in CUDA 12.9 or 13.0 (the
+    /// `Reserved*` placeholders and the gaps of the enum do not).
+    pub fn is_attribute(number: i32) -> bool {
+        matches!(number,
+            1..=43 | 45..=91 | 95..=101 | 106 | 108 | 109 | 111..=121 | 125 | 126 | 130 | 131
+            | 133..=135 | 138..=140 | 142..=144 | 147)
+    }
+}
+
+/// The typed attribute whose CUDA number is `number`, if any (the inverse of
+/// [`device_attribute`]).
+pub(crate) fn typed_attribute(number: i32) -> Option<DeviceAttribute> {
+    Some(match number {
+        attr::MULTI_PROCESSOR_COUNT => DeviceAttribute::MultiprocessorCount,
+        attr::PCI_BUS_ID => DeviceAttribute::PciBusId,
+        attr::MANAGED_MEMORY => DeviceAttribute::ManagedMemory,
+        attr::PAGEABLE_MEMORY_ACCESS => DeviceAttribute::PageableMemoryAccess,
+        attr::CONCURRENT_MANAGED_ACCESS => DeviceAttribute::ConcurrentManagedAccess,
+        attr::MEMORY_POOLS_SUPPORTED => DeviceAttribute::MemoryPoolsSupported,
+        attr::MEMORY_POOL_SUPPORTED_HANDLE_TYPES => DeviceAttribute::MemoryPoolSupportedHandleTypes,
+        _ => return None,
+    })
+}
+
+/// CUDA's numbers are CUDA's own: passed through, `cudaDeviceGetAttribute` validates them.
+fn cuda_attribute(number: i32, _version: i32) -> Option<i32> {
+    Some(number)
+}
+
 /// `cudaMemoryType` (CUDA 11+): Unregistered 0, Host 1, Device 2, Managed 3.
 fn memory_type(ty: i32, _is_managed: i32, _version: i32) -> MemoryType {
     match ty {
@@ -43,6 +147,7 @@ static CUDA: Flavor = Flavor {
         "libcudart.so",
     ],
     device_attribute,
+    cuda_attribute,
     memory_type,
     // CUDA's stream handles pass straight through: 0 default, 1 legacy, 2 per-thread.
     stream: |s: Stream| s.0,
@@ -92,6 +197,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn attribute_numbers() {
+        // The typed attributes and their CUDA numbers are inverse maps.
+        for number in -1..200 {
+            if let Some(a) = typed_attribute(number) {
+                assert_eq!(device_attribute(a, 13000), Some(number));
+                assert!(attr::is_attribute(number), "{number}");
+            }
+        }
+        let valid = (0..200).filter(|n| attr::is_attribute(*n)).count();
+        // CUDA 13.0 names 124 attributes besides its 13 `Reserved<n>` placeholders, plus
+        // 96: a placeholder in 13.0, CUDA 12's cooperativeMultiDeviceLaunch.
+        assert_eq!(valid, 125);
+        for n in [
+            0, 44, 92, 93, 94, 102, 107, 110, 122, 127, 132, 141, 145, 146, 148,
+        ] {
+            assert!(!attr::is_attribute(n), "{n}");
+        }
+        assert!(attr::is_attribute(96));
+        assert_eq!(cuda_attribute(88, 12080), Some(88));
     }
 
     #[test]

@@ -35,6 +35,9 @@ pub(super) struct Flavor {
     pub libraries: &'static [&'static str],
     /// The vendor's number for a device attribute at runtime `version`, if it has one.
     pub device_attribute: fn(DeviceAttribute, i32) -> Option<i32>,
+    /// The vendor's number for the attribute CUDA numbers `cudaDeviceAttr` at runtime
+    /// `version`, if the vendor has that attribute.
+    pub cuda_attribute: fn(i32, i32) -> Option<i32>,
     /// Decodes `(type, isManaged)` of the pointer-attribute struct at runtime `version`.
     pub memory_type: fn(i32, i32, i32) -> MemoryType,
     /// The raw stream handle to pass for `stream`.
@@ -609,6 +612,40 @@ impl Runtime for GpuRuntime {
         // by the runtime.
         let code = unsafe { (self.api.device_get_attribute.f)(&mut v, number, device) };
         self.check(call, code).map(|()| v)
+    }
+
+    fn device_attribute_by_cuda_number(&self, attr: i32, device: DeviceId) -> RtResult<i32> {
+        let call = self.api.device_get_attribute.name;
+        let number = (self.flavor.cuda_attribute)(attr, self.runtime_version).ok_or_else(|| {
+            self.unsupported(
+                call,
+                format!(
+                    "{} has no equivalent of CUDA's device attribute {attr} (cudaDeviceAttr)",
+                    self.description()
+                ),
+            )
+        })?;
+        let mut v = 0;
+        // SAFETY: writes one int through a valid pointer; attribute and device are validated
+        // by the runtime.
+        let code = unsafe { (self.api.device_get_attribute.f)(&mut v, number, device) };
+        self.check(call, code).map(|()| v)
+    }
+
+    fn runtime_version(&self) -> RtResult<i32> {
+        let mut v = 0;
+        // SAFETY: writes one int through a valid pointer.
+        let code = unsafe { (self.api.runtime_get_version.f)(&mut v) };
+        self.check(self.api.runtime_get_version.name, code)
+            .map(|()| v)
+    }
+
+    fn driver_version(&self) -> RtResult<i32> {
+        let mut v = 0;
+        // SAFETY: writes one int through a valid pointer.
+        let code = unsafe { (self.api.driver_get_version.f)(&mut v) };
+        self.check(self.api.driver_get_version.name, code)
+            .map(|()| v)
     }
 
     fn malloc(&self, bytes: usize) -> RtResult<*mut c_void> {

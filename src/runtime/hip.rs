@@ -30,6 +30,89 @@ fn device_attribute(attr: DeviceAttribute, version: i32) -> Option<i32> {
     })
 }
 
+/// The `hipDeviceAttribute_t` number of the attribute CUDA numbers `number`
+/// (`cudaDeviceAttr`), for the attributes both enums have with the same meaning and one
+/// integer value (HIP's name where it differs is given). HIP numbers its enum by position,
+/// unlike CUDA, so the numbers differ throughout. Positions are those of ROCm 5.2.3 and
+/// ROCm 6.x, where they are equal (`git show rocm-5.2.3:include/hip/hip_runtime_api.h` and
+/// `rocm-6.2.2`); the last three arrived with ROCm 6. Unlisted attributes (textures beyond
+/// the simple sizes, surfaces, attributes HIP has only in composite form, CUDA-only
+/// features, and `cudaDevAttrMaxSharedMemoryPerMultiprocessor`, which HIP splits into two
+/// attributes of different meaning) have no HIP number: None.
+fn cuda_attribute(number: i32, version: i32) -> Option<i32> {
+    use super::cuda::attr;
+    let rocm6 = major(version) >= 6;
+    Some(match number {
+        attr::ECC_ENABLED => 0,
+        attr::MAX_ACCESS_POLICY_WINDOW_SIZE => 1, // AccessPolicyMaxWindowSize
+        attr::ASYNC_ENGINE_COUNT => 2,
+        attr::CAN_MAP_HOST_MEMORY => 3,
+        attr::CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM => 4,
+        attr::CLOCK_RATE => 5,
+        attr::COMPUTE_MODE => 6,
+        attr::COMPUTE_PREEMPTION_SUPPORTED => 7,
+        attr::CONCURRENT_KERNELS => 8,
+        attr::CONCURRENT_MANAGED_ACCESS => 9,
+        attr::COOPERATIVE_LAUNCH => 10,
+        attr::GPU_OVERLAP => 12, // DeviceOverlap
+        attr::DIRECT_MANAGED_MEM_ACCESS_FROM_HOST => 13,
+        attr::GLOBAL_L1_CACHE_SUPPORTED => 14,
+        attr::HOST_NATIVE_ATOMIC_SUPPORTED => 15,
+        attr::INTEGRATED => 16,
+        attr::IS_MULTI_GPU_BOARD => 17,
+        attr::KERNEL_EXEC_TIMEOUT => 18,
+        attr::L2_CACHE_SIZE => 19,
+        attr::LOCAL_L1_CACHE_SUPPORTED => 20,
+        attr::COMPUTE_CAPABILITY_MAJOR => 23,
+        attr::MANAGED_MEMORY => 24,
+        attr::MAX_BLOCKS_PER_MULTIPROCESSOR => 25, // MaxBlocksPerMultiProcessor
+        attr::MAX_BLOCK_DIM_X => 26,
+        attr::MAX_BLOCK_DIM_Y => 27,
+        attr::MAX_BLOCK_DIM_Z => 28,
+        attr::MAX_GRID_DIM_X => 29,
+        attr::MAX_GRID_DIM_Y => 30,
+        attr::MAX_GRID_DIM_Z => 31,
+        attr::MAX_TEXTURE_1D_WIDTH => 39,
+        attr::MAX_TEXTURE_2D_WIDTH => 43,
+        attr::MAX_TEXTURE_2D_HEIGHT => 44,
+        attr::MAX_TEXTURE_3D_WIDTH => 49,
+        attr::MAX_TEXTURE_3D_HEIGHT => 50,
+        attr::MAX_TEXTURE_3D_DEPTH => 51,
+        attr::MAX_THREADS_PER_BLOCK => 56,
+        attr::MAX_THREADS_PER_MULTI_PROCESSOR => 57,
+        attr::MAX_PITCH => 58,
+        attr::GLOBAL_MEMORY_BUS_WIDTH => 59, // MemoryBusWidth
+        attr::MEMORY_CLOCK_RATE => 60,
+        attr::COMPUTE_CAPABILITY_MINOR => 61,
+        attr::MULTI_GPU_BOARD_GROUP_ID => 62,
+        attr::MULTI_PROCESSOR_COUNT => 63,
+        attr::PAGEABLE_MEMORY_ACCESS => 65,
+        attr::PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES => 66,
+        attr::PCI_BUS_ID => 67,
+        attr::PCI_DEVICE_ID => 68,
+        attr::PCI_DOMAIN_ID => 69,
+        attr::MAX_PERSISTING_L2_CACHE_SIZE => 70, // PersistingL2CacheMaxSize
+        attr::MAX_REGISTERS_PER_BLOCK => 71,
+        attr::MAX_REGISTERS_PER_MULTIPROCESSOR => 72,
+        attr::RESERVED_SHARED_MEMORY_PER_BLOCK => 73, // ReservedSharedMemPerBlock
+        attr::MAX_SHARED_MEMORY_PER_BLOCK => 74,
+        attr::MAX_SHARED_MEMORY_PER_BLOCK_OPTIN => 75, // SharedMemPerBlockOptin
+        attr::SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO => 77,
+        attr::STREAM_PRIORITIES_SUPPORTED => 78,
+        attr::SURFACE_ALIGNMENT => 79,
+        attr::TCC_DRIVER => 80,
+        attr::TEXTURE_ALIGNMENT => 81,
+        attr::TEXTURE_PITCH_ALIGNMENT => 82,
+        attr::TOTAL_CONSTANT_MEMORY => 83,
+        attr::UNIFIED_ADDRESSING => 85,
+        attr::WARP_SIZE => 87,
+        attr::MEMORY_POOLS_SUPPORTED => 88,
+        attr::HOST_REGISTER_SUPPORTED if rocm6 => 90,
+        attr::MEMORY_POOL_SUPPORTED_HANDLE_TYPES if rocm6 => 91,
+        _ => return None,
+    })
+}
+
 /// `hipMemoryType` changed numbering in ROCm 6.
 ///
 /// ROCm 5: Host 0, Device 1, Array 2, Unified 3, with managed memory flagged by `isManaged`.
@@ -75,6 +158,7 @@ static HIP: Flavor = Flavor {
         "libamdhip64.so",
     ],
     device_attribute,
+    cuda_attribute,
     memory_type,
     stream,
     // hipMemPoolProps has `maxSize` in ROCm 6 headers (reserved bytes in 5.x).
@@ -161,6 +245,33 @@ mod tests {
             device_attribute(DeviceAttribute::MemoryPoolSupportedHandleTypes, 60200000),
             Some(91)
         );
+        // CUDA's numbering mapped to HIP's: the typed attributes agree with the table.
+        for version in [50221153, 60200000] {
+            for number in 0..200 {
+                if let Some(typed) = crate::runtime::cuda::typed_attribute(number) {
+                    assert_eq!(
+                        cuda_attribute(number, version),
+                        device_attribute(typed, version),
+                        "{typed:?} at {version}"
+                    );
+                }
+            }
+        }
+        assert_eq!(cuda_attribute(10, 50221153), Some(87)); // warp size
+        assert_eq!(cuda_attribute(75, 60200000), Some(23)); // compute capability major
+        assert_eq!(cuda_attribute(99, 50221153), None); // host register: ROCm 6 only
+        assert_eq!(cuda_attribute(99, 60200000), Some(90));
+        assert_eq!(cuda_attribute(81, 60200000), None); // ambiguous in HIP
+        assert_eq!(cuda_attribute(120, 60200000), None); // cluster launch: CUDA only
+        assert_eq!(cuda_attribute(0, 60200000), None);
+        // One-to-one: no two CUDA attributes share a HIP number.
+        let mut seen = std::collections::HashSet::new();
+        for number in 0..200 {
+            if let Some(h) = cuda_attribute(number, 60200000) {
+                assert!(seen.insert(h), "HIP attribute {h} mapped twice");
+                assert!(crate::runtime::cuda::attr::is_attribute(number), "{number}");
+            }
+        }
         assert_eq!(memory_type(1, 0, 50221153), MemoryType::Device);
         assert_eq!(memory_type(0, 1, 50221153), MemoryType::Managed);
         assert_eq!(memory_type(1, 0, 60200000), MemoryType::Host);

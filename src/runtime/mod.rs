@@ -300,6 +300,20 @@ pub trait Runtime: Send + Sync + 'static {
     fn mem_get_info(&self) -> RtResult<MemInfo>;
     /// An integer attribute of `device`.
     fn device_attribute(&self, attr: DeviceAttribute, device: DeviceId) -> RtResult<i32>;
+    /// An integer attribute of `device` named by its CUDA number (`cudaDeviceAttr`, e.g. 16
+    /// for `cudaDevAttrMultiProcessorCount`), for callers that speak CUDA's numbering
+    /// (Python's `rmm._cuda.gpu.getDeviceAttribute`). A backend with its own numbering maps
+    /// the number; one without an equivalent attribute reports
+    /// [`RuntimeErrorKind::NotSupported`]; a number that is no attribute at all is
+    /// [`RuntimeErrorKind::InvalidValue`], as `cudaDeviceGetAttribute` reports it.
+    fn device_attribute_by_cuda_number(&self, attr: i32, device: DeviceId) -> RtResult<i32>;
+    /// The runtime's version (`cudaRuntimeGetVersion` / `hipRuntimeGetVersion`): CUDA
+    /// numbers it `1000 * major + 10 * minor`, HIP `10_000_000 * major + 100_000 * minor +
+    /// patch`.
+    fn runtime_version(&self) -> RtResult<i32>;
+    /// The newest runtime version the installed driver supports (`cudaDriverGetVersion` /
+    /// `hipDriverGetVersion`), in the runtime's numbering; 0 when no driver is installed.
+    fn driver_version(&self) -> RtResult<i32>;
 
     /// Device memory on the current device (`cudaMalloc`). Never called with 0 bytes.
     fn malloc(&self, bytes: usize) -> RtResult<*mut c_void>;

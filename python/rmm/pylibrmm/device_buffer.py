@@ -215,12 +215,26 @@ class DeviceBuffer:
         self._size = new_size
 
     def prefetch(self, device=None, stream=None):
-        """Hint that the memory be moved to ``device`` (default: current) on ``stream``.
+        """Prefetch the buffer's memory to ``device`` on ``stream`` (``cudaMemPrefetchAsync``).
 
-        A no-op for memory that is not managed (and, for now, always: see NOTES.md)."""
-        if device is not None and (isinstance(device, bool) or not isinstance(device, int)):
+        Meant for managed (unified) memory; for memory that is not managed this is a no-op.
+
+        Parameters
+        ----------
+        device : int, optional
+            The device to prefetch to; the current device by default. -1
+            (``cudaCpuDeviceId``) prefetches to the host.
+        stream : Stream, optional
+            The stream to prefetch on; the buffer's stream by default.
+        """
+        if device is None:
+            device = _ffi.get_current_device()
+        elif isinstance(device, bool) or not hasattr(device, "__index__"):
             raise TypeError(f"device must be an int, not {type(device).__name__}")
-        as_stream(stream)
+        else:
+            device = device.__index__()
+        stream = self.stream if stream is None else as_stream(stream)
+        _ffi.prefetch(self.ptr, self._size, device, stream._handle)
 
 
 def to_device(b, stream=DEFAULT_STREAM, mr=None):

@@ -526,13 +526,13 @@ class _ForeignMemoryResource(DeviceMemoryResource):
 
 
 def _same_resource(a, b):
-    """Whether handles ``a`` and ``b`` refer to the same resource.
+    """Whether handles ``a`` and ``b`` refer to the same resource object.
 
-    Handles are not resource identities (each get makes a new handle) and the C ABI has no
-    identity query yet (NOTES.md proposes ``rmm_resource_id``): same kind and
-    ``rmm_resource_is_equal`` stands in for it.
+    Handles are not resource identities (each get makes a new handle); ``rmm_resource_id``
+    is. ``is_equal`` would not do: two adaptors of one kind over one upstream are equal
+    (either may free the other's memory) yet distinct objects.
     """
-    return a.name() == b.name() and a.is_equal(b)
+    return _ffi.resource_id(a) == _ffi.resource_id(b)
 
 
 def _from_handle(handle, known=None):

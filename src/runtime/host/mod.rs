@@ -3,6 +3,11 @@
 //!
 //! Configured by `RMM_HOST_DEVICES` (default 1) and `RMM_HOST_DEVICE_MEMORY` (default
 //! 16 GiB per device; see [`parse_size`] for the syntax).
+//!
+//! It emulates the CUDA 13.0 runtime API (managed memory pools, pool size limits, CUDA's
+//! error numbers), so it reports runtime and driver version [`EMULATED_CUDA_VERSION`]
+//! (13000), and answers device attributes in CUDA's numbering (see
+//! [`emulated_attribute`]).
 
 mod config;
 mod memory;
@@ -56,6 +61,80 @@ pub(crate) fn rt_err(call: &'static str, kind: RuntimeErrorKind) -> RuntimeError
         name: name.into(),
         message: message.into(),
     }
+}
+
+/// The runtime and driver version the host emulation reports: CUDA 13.0's `13000`
+/// (`1000 * major + 10 * minor`), the API level whose behaviour it emulates.
+pub const EMULATED_CUDA_VERSION: i32 = 13000;
+
+/// What an emulated device answers for CUDA's device attribute `number` (`cudaDeviceAttr`),
+/// None for a number that is no attribute. The emulated device is a discrete-GPU-shaped
+/// device of compute capability 9.0 whose memory is host memory: architectural limits are
+/// those of CUDA's compute capability 9.0 (warp 32, 1024 threads per block, 48 KiB of
+/// shared memory per block, ...), what the host defines comes from the host (one
+/// multiprocessor per CPU thread, `multiprocessors`), memory features are what the
+/// emulation provides (managed and pageable memory are coherent with the host, unified
+/// addressing, stream-ordered pools without IPC handles), and features it lacks (kernels'
+/// textures and surfaces, cooperative and cluster launch, host registration, IPC, NUMA,
+/// MPS) read 0 (-1 for the NUMA ids: none). The seven attributes the resources query
+/// (`DeviceAttribute`) read the same here as from `device_attribute`, which answers them.
+fn emulated_attribute(number: i32, device: DeviceId, multiprocessors: i32) -> Option<i32> {
+    use crate::runtime::cuda::attr::*;
+    if !is_attribute(number) {
+        return None;
+    }
+    Some(match number {
+        MAX_THREADS_PER_BLOCK => 1024,
+        MAX_BLOCK_DIM_X | MAX_BLOCK_DIM_Y => 1024,
+        MAX_BLOCK_DIM_Z => 64,
+        MAX_GRID_DIM_X => i32::MAX,
+        MAX_GRID_DIM_Y | MAX_GRID_DIM_Z => 65535,
+        MAX_SHARED_MEMORY_PER_BLOCK => 48 << 10,
+        TOTAL_CONSTANT_MEMORY => 64 << 10,
+        WARP_SIZE => 32,
+        MAX_PITCH => i32::MAX,
+        MAX_REGISTERS_PER_BLOCK | MAX_REGISTERS_PER_MULTIPROCESSOR => 64 << 10,
+        // kHz: a nominal 1 GHz (no kernel runs on the emulated device).
+        CLOCK_RATE | MEMORY_CLOCK_RATE => 1_000_000,
+        TEXTURE_ALIGNMENT | SURFACE_ALIGNMENT => 512,
+        TEXTURE_PITCH_ALIGNMENT => 32,
+        MULTI_PROCESSOR_COUNT => multiprocessors,
+        // Device memory is host memory.
+        INTEGRATED | CAN_MAP_HOST_MEMORY | UNIFIED_ADDRESSING => 1,
+        // Copies and memsets run on each stream's worker thread, beside other streams.
+        GPU_OVERLAP | CONCURRENT_KERNELS => 1,
+        ASYNC_ENGINE_COUNT => 2,
+        PCI_BUS_ID => device,
+        MULTI_GPU_BOARD_GROUP_ID => device,
+        GLOBAL_MEMORY_BUS_WIDTH => 64,
+        L2_CACHE_SIZE => 4 << 20,
+        MAX_THREADS_PER_MULTI_PROCESSOR => 2048,
+        COMPUTE_CAPABILITY_MAJOR => 9,
+        COMPUTE_CAPABILITY_MINOR => 0,
+        GLOBAL_L1_CACHE_SUPPORTED | LOCAL_L1_CACHE_SUPPORTED => 1,
+        MAX_SHARED_MEMORY_PER_MULTIPROCESSOR => 228 << 10,
+        MAX_SHARED_MEMORY_PER_BLOCK_OPTIN => 227 << 10,
+        RESERVED_SHARED_MEMORY_PER_BLOCK => 1 << 10,
+        MAX_BLOCKS_PER_MULTIPROCESSOR => 32,
+        SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO => 2,
+        // Managed and pageable memory are host memory: coherent, accessed in place.
+        MANAGED_MEMORY
+        | PAGEABLE_MEMORY_ACCESS
+        | CONCURRENT_MANAGED_ACCESS
+        | PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES
+        | DIRECT_MANAGED_MEM_ACCESS_FROM_HOST
+        | CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM
+        | HOST_NATIVE_ATOMIC_SUPPORTED
+        | COMPUTE_PREEMPTION_SUPPORTED => 1,
+        MEMORY_POOLS_SUPPORTED => 1,
+        MEM_SYNC_DOMAIN_COUNT => 1,
+        NUMA_ID | HOST_NUMA_ID => -1,
+        // Everything else (textures and surfaces beyond the alignments, ECC, TCC, compute
+        // mode default, kernel timeouts, multi-GPU boards, stream priorities, cooperative
+        // and cluster launch, host registration, persisting L2, IPC handles and events,
+        // GPUDirect RDMA, NUMA configuration, MPS, graphics interop, host pools): 0.
+        _ => 0,
+    })
 }
 
 fn launch_failure(call: &'static str, why: String) -> RuntimeError {
@@ -450,6 +529,26 @@ impl Runtime for HostRuntime {
                 .map_or(1, |n| n.get().min(i32::MAX as usize) as i32),
             DeviceAttribute::PciBusId => device,
         })
+    }
+
+    fn device_attribute_by_cuda_number(&self, attr: i32, device: DeviceId) -> RtResult<i32> {
+        const CALL: &str = "hostDeviceGetAttribute";
+        self.check_device(CALL, device)?;
+        if let Some(typed) = crate::runtime::cuda::typed_attribute(attr) {
+            return self.device_attribute(typed, device);
+        }
+        let multiprocessors =
+            self.device_attribute(DeviceAttribute::MultiprocessorCount, device)?;
+        emulated_attribute(attr, device, multiprocessors)
+            .ok_or_else(|| rt_err(CALL, RuntimeErrorKind::InvalidValue))
+    }
+
+    fn runtime_version(&self) -> RtResult<i32> {
+        Ok(EMULATED_CUDA_VERSION)
+    }
+
+    fn driver_version(&self) -> RtResult<i32> {
+        Ok(EMULATED_CUDA_VERSION)
     }
 
     fn malloc(&self, bytes: usize) -> RtResult<*mut c_void> {
@@ -1102,6 +1201,47 @@ mod tests {
         r.set_device(0).unwrap();
         assert_eq!(r.mem_get_info().unwrap().free, GIB);
         r.free(p).unwrap();
+    }
+
+    #[test]
+    fn attributes_by_cuda_number_and_versions() {
+        let r = rt(2, GIB);
+        assert_eq!(r.runtime_version(), Ok(EMULATED_CUDA_VERSION));
+        assert_eq!(r.driver_version(), Ok(13000));
+        let mp = r
+            .device_attribute(DeviceAttribute::MultiprocessorCount, 0)
+            .unwrap();
+        for number in -2..200 {
+            let got = r.device_attribute_by_cuda_number(number, 1);
+            if !crate::runtime::cuda::attr::is_attribute(number) {
+                assert_eq!(kind(got), RuntimeErrorKind::InvalidValue, "{number}");
+                continue;
+            }
+            let v = got.unwrap();
+            assert_eq!(Some(v), emulated_attribute(number, 1, mp), "{number}");
+            if let Some(typed) = crate::runtime::cuda::typed_attribute(number) {
+                assert_eq!(r.device_attribute(typed, 1), Ok(v), "{typed:?}");
+            }
+        }
+        let a = |n| r.device_attribute_by_cuda_number(n, 0).unwrap();
+        assert_eq!(a(10), 32); // warp size
+        assert_eq!(a(1), 1024); // threads per block
+        assert_eq!((a(75), a(76)), (9, 0)); // compute capability
+        assert_eq!(a(16), mp);
+        assert_eq!(a(88), 1); // pageable memory access
+        assert_eq!(a(115), 1); // memory pools
+        assert_eq!(a(119), 0); // no IPC handle types
+        assert_eq!(r.device_attribute_by_cuda_number(33, 1), Ok(1)); // PCI bus id
+        assert_eq!(
+            kind(r.device_attribute_by_cuda_number(10, 2)),
+            RuntimeErrorKind::InvalidDevice
+        );
+        assert_eq!(
+            kind(r.device_attribute_by_cuda_number(10, -1)),
+            RuntimeErrorKind::InvalidDevice
+        );
+        let e = r.device_attribute_by_cuda_number(92, 0).unwrap_err();
+        assert_eq!((e.code, e.call), (1, "hostDeviceGetAttribute"));
     }
 
     #[test]
