@@ -2,7 +2,8 @@
 //! W4 streams) over any set of resources, always with the runtime's plain malloc and its
 //! async pool as baselines. Prints a table and, with `--json FILE`, writes the same as JSON.
 //!
-//! `rmm-bench [--resources cuda,async,...] [--workloads w1,w2,w3,w4] [--json FILE] [--quick]`
+//! `rmm-bench [--resources cuda,async,...] [--workloads w1,w2,w3,w4] [--json FILE] [--quick]
+//! [--w1-cases N:MAX_MIB,...]` (`--w1-cases` runs only those W1 cases, e.g. `1000:4096`)
 
 use std::collections::BTreeMap;
 use std::ffi::c_void;
@@ -324,7 +325,16 @@ struct Row {
     note: String,
 }
 
-fn run_workload(name: &str, w: &str, quick: bool, rows: &mut Vec<Row>) -> Result<()> {
+/// The W1 cases of BENCH.md: (N, max size in MiB).
+const W1_CASES: &[(usize, usize)] = &[(10_000, 1), (100_000, 1), (1_000, 64), (1_000, 4096)];
+
+fn run_workload(
+    name: &str,
+    w: &str,
+    quick: bool,
+    w1_cases: &[(usize, usize)],
+    rows: &mut Vec<Row>,
+) -> Result<()> {
     let rt = runtime()?;
     // Plain malloc costs microseconds per call: shorter loops keep runs bounded; the
     // per-operation figures stay comparable.
@@ -332,7 +342,7 @@ fn run_workload(name: &str, w: &str, quick: bool, rows: &mut Vec<Row>) -> Result
     let scale = |n: usize| if quick { (n / 10).max(1000) } else { n };
     match w {
         "w1" => {
-            for (n, max) in [(10_000, 1), (100_000, 1), (1_000, 64), (1_000, 4096)] {
+            for &(n, max) in w1_cases {
                 let n = if slow { n.min(10_000) } else { n };
                 let n = if quick { n.min(10_000) } else { n };
                 let subject = make(name, Sizing::HalfFree)?;
@@ -472,6 +482,7 @@ fn main() {
     let mut resources: Vec<String> = RESOURCES.iter().map(|s| s.to_string()).collect();
     let mut workloads: Vec<String> = ["w1", "w2", "w3", "w4"].map(String::from).to_vec();
     let (mut json, mut quick) = (None, false);
+    let mut w1_cases = W1_CASES.to_vec();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -489,8 +500,25 @@ fn main() {
             }
             "--json" => json = it.next().cloned(),
             "--quick" => quick = true,
+            "--w1-cases" => {
+                let parsed: Option<Vec<(usize, usize)>> = it.next().and_then(|v| {
+                    v.split(',')
+                        .map(|c| {
+                            let (n, m) = c.split_once(':')?;
+                            Some((n.parse().ok()?, m.parse().ok()?))
+                        })
+                        .collect()
+                });
+                match parsed {
+                    Some(c) if !c.is_empty() => w1_cases = c,
+                    _ => {
+                        eprintln!("rmm-bench: --w1-cases takes N:MAX_MIB[,N:MAX_MIB...]");
+                        std::process::exit(2);
+                    }
+                }
+            }
             other => {
-                eprintln!("rmm-bench: unknown argument {other:?}\nusage: rmm-bench [--resources {}] [--workloads w1,w2,w3,w4] [--json FILE] [--quick]", RESOURCES.join(","));
+                eprintln!("rmm-bench: unknown argument {other:?}\nusage: rmm-bench [--resources {}] [--workloads w1,w2,w3,w4] [--json FILE] [--quick] [--w1-cases N:MAX_MIB,...]", RESOURCES.join(","));
                 std::process::exit(2);
             }
         }
@@ -511,7 +539,7 @@ fn main() {
     for w in &workloads {
         for r in &resources {
             let before = rows.len();
-            let outcome = run_workload(r, w, quick, &mut rows);
+            let outcome = run_workload(r, w, quick, &w1_cases, &mut rows);
             for row in &rows[before..] {
                 print_row(row);
             }

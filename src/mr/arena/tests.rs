@@ -339,7 +339,7 @@ fn exited_threads_give_their_superblocks_back() {
     // The main thread's own arena (made by its frees) is the only one left: retired
     // arenas are forgotten once empty.
     assert!(r.inner.thread_arenas.lock().len() <= 1);
-    assert_eq!(r.inner.global.lock().free.bytes, r.arena_size());
+    assert_eq!(r.inner.global.lock().heap.bytes_free(), r.arena_size());
 }
 
 #[test]
@@ -354,7 +354,7 @@ fn dropping_the_resource_leaves_thread_locals_harmless() {
     let r = arena(8 * MIB);
     let p = r.allocate(1000, Stream::DEFAULT).unwrap();
     r.deallocate(p, 1000, Stream::DEFAULT).unwrap();
-    TLS.with(|t| assert!(t.borrow().len() <= 2, "dead entries are pruned"));
+    TLS.with(|t| assert!(t.borrow().0.len() <= 2, "dead entries are pruned"));
 }
 
 /// Random sizes: mostly small, some larger than a superblock.
@@ -637,12 +637,21 @@ fn thread_cpu_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// Aggregate allocate+deallocate pairs per second with `threads` threads (W3).
-fn w3_pairs_per_second(threads: usize, steps: usize) -> f64 {
+/// Aggregate allocate+deallocate pairs per second with `threads` threads (W3). With
+/// `tracked`, the streams are announced to the library (as `rmm::cuda_stream` does), so
+/// frees on them make no runtime call; otherwise they are foreign (one event record per
+/// free, as RMM).
+fn w3_pairs_per_second(threads: usize, steps: usize, tracked: bool) -> f64 {
     let rt = init();
     let r = Arc::new(arena(6 << 30));
     let streams: Vec<Stream> = (0..threads)
-        .map(|_| rt.stream_create(StreamFlags::default()).unwrap())
+        .map(|_| {
+            let s = rt.stream_create(StreamFlags::default()).unwrap();
+            if tracked {
+                crate::mr::stream_created(s).unwrap();
+            }
+            s
+        })
         .collect();
     let barrier = Arc::new(std::sync::Barrier::new(threads + 1));
     let handles: Vec<_> = streams
@@ -664,16 +673,20 @@ fn w3_pairs_per_second(threads: usize, steps: usize) -> f64 {
     let secs = t0.elapsed().as_secs_f64();
     // CPU time per pair shows contention (cache-line bouncing, spinning) even on a
     // machine with fewer cores than threads, where wall-clock scaling cannot.
+    let g = r.inner.global.lock();
     println!(
-        "  {threads} threads: {:.0} ns of CPU per pair",
-        cpu as f64 / (threads * steps) as f64
+        "  {threads} threads ({}): {:.0} ns of CPU per pair; {} superblocks taken, {} given back",
+        if tracked { "tracked" } else { "foreign" },
+        cpu as f64 / (threads * steps) as f64,
+        g.takes,
+        g.gives
     );
-    {
-        let g = r.inner.global.lock();
-        println!("  {threads} threads: {} takes, {} gives", g.takes, g.gives);
-    }
+    drop(g);
     assert_eq!(r.bytes_free(), r.arena_size());
     for s in streams {
+        if tracked {
+            crate::mr::stream_destroyed(s).unwrap();
+        }
         rt.stream_destroy(s).unwrap();
     }
     (threads * steps) as f64 / secs
@@ -682,14 +695,21 @@ fn w3_pairs_per_second(threads: usize, steps: usize) -> f64 {
 #[test]
 #[ignore = "benchmark (W3 thread scaling); run with --release --ignored --nocapture"]
 fn w3_thread_scaling() {
-    let one = w3_pairs_per_second(1, 200_000);
-    for t in [1usize, 2, 4, 8, 16] {
-        let p = w3_pairs_per_second(t, 200_000);
-        println!(
-            "W3 arena: {t:2} threads: {:.2} M pairs/s, {:.2}x one thread",
-            p / 1e6,
-            p / one
-        );
+    for tracked in [true, false] {
+        let one = w3_pairs_per_second(1, 200_000, tracked);
+        for t in [1usize, 2, 4, 8, 16] {
+            let p = w3_pairs_per_second(t, 200_000, tracked);
+            println!(
+                "W3 arena ({}): {t:2} threads: {:.2} M pairs/s, {:.2}x one thread",
+                if tracked {
+                    "tracked streams"
+                } else {
+                    "foreign streams"
+                },
+                p / 1e6,
+                p / one
+            );
+        }
     }
 }
 
@@ -838,4 +858,284 @@ fn failure_dump_is_logged_at_warn_level() {
     assert!(dump.contains("fragmentation"), "{dump}");
     assert!(dump.contains("largest free block"), "{dump}");
     r.deallocate(p, 1000, Stream::DEFAULT).unwrap();
+}
+
+/// BENCH.md's W1 loop (RMM's random_allocations) on one thread and the default stream;
+/// returns (operations, seconds).
+fn w1_loop(r: &ArenaMemoryResource, n: usize, max_bytes: usize, seed: u64) -> (usize, f64) {
+    let max_usage = r.arena_size().min(16000 * MIB);
+    let mut rng = seed | 1;
+    let mut live: Vec<(*mut c_void, usize)> = Vec::new();
+    let (mut made, mut live_bytes, mut ops) = (0, 0usize, 0);
+    let t0 = std::time::Instant::now();
+    for _ in 0..2 * n {
+        let size = 1 + next(&mut rng) as usize % max_bytes;
+        let op = next(&mut rng) % 100;
+        if (live.is_empty() || op < 73) && made < n && live_bytes + size < max_usage {
+            if let Ok(p) = r.allocate(size, Stream::DEFAULT) {
+                live.push((p, size));
+                live_bytes += size;
+            }
+            made += 1;
+            ops += 1;
+        } else if !live.is_empty() {
+            let i = next(&mut rng) as usize % live.len();
+            let (p, s) = live.swap_remove(i);
+            r.deallocate(p, s, Stream::DEFAULT).unwrap();
+            live_bytes -= s;
+            ops += 1;
+        }
+    }
+    for (p, s) in live {
+        r.deallocate(p, s, Stream::DEFAULT).unwrap();
+        ops += 1;
+    }
+    (ops, t0.elapsed().as_secs_f64())
+}
+
+/// The runtime calls the global arena made so far to order spans.
+fn calls(r: &ArenaMemoryResource) -> global::RuntimeCalls {
+    r.inner.global.lock().calls
+}
+
+#[test]
+#[ignore = "diagnostic (runtime calls and global-arena traffic per W1 operation); run with --release --ignored --nocapture"]
+fn w1_runtime_calls_per_operation() {
+    init();
+    for (n, max) in [(10_000usize, MIB), (1_000, 64 * MIB), (1_000, 4096 * MIB)] {
+        let r = arena(16320 * MIB);
+        w1_loop(&r, n, max, 1);
+        let e0 = crate::runtime::host::event_records();
+        let (t0, g0, l0) = {
+            let g = r.inner.global.lock();
+            (g.takes, g.gives, g.large_takes)
+        };
+        let (ops, secs) = w1_loop(&r, n, max, 2);
+        let e1 = crate::runtime::host::event_records();
+        let g = r.inner.global.lock();
+        println!(
+            "W1 N={n} max={}MiB: {ops} ops, {:.0} ns/op, {:.3} event records/op (process), \
+             {:.3} superblocks taken/op, {:.3} given back/op, {:.3} large allocations/op, \
+             global arena calls {:?}",
+            max / MIB,
+            secs * 1e9 / ops as f64,
+            (e1 - e0) as f64 / ops as f64,
+            (g.takes - t0) as f64 / ops as f64,
+            (g.gives - g0) as f64 / ops as f64,
+            (g.large_takes - l0) as f64 / ops as f64,
+            g.calls,
+        );
+    }
+}
+
+#[test]
+fn one_thread_on_one_stream_makes_no_runtime_call_for_any_size() {
+    let rt = init();
+    // W1's mix at three scales: superblocks taken and given back, large allocations.
+    for stream in [Stream::DEFAULT, Stream::PER_THREAD] {
+        let r = arena(1 << 30);
+        for (n, max) in [(2_000usize, MIB), (300, 16 * MIB), (100, 256 * MIB)] {
+            w1_loop(&r, n, max, 3);
+        }
+        let g = r.inner.global.lock();
+        assert!(g.takes > 100 && g.gives > 100, "{} {}", g.takes, g.gives);
+        assert!(g.large_takes > 100, "{}", g.large_takes);
+        assert_eq!(g.calls, global::RuntimeCalls::default(), "{stream:?}");
+        drop(g);
+        assert_eq!(r.bytes_free(), r.arena_size());
+        let _ = stream;
+    }
+    // The same on a stream created through the library (tracked): releases are recorded
+    // lazily, and the stream takes back only what it released itself.
+    let s = rt.stream_create(StreamFlags::default()).unwrap();
+    crate::mr::stream_created(s).unwrap();
+    let r = arena(1 << 30);
+    let mut rng = 11u64;
+    let mut live: Vec<(*mut c_void, usize)> = Vec::new();
+    for _ in 0..5_000 {
+        if live.len() < 20 && next(&mut rng) % 3 != 0 || live.is_empty() {
+            let b = 1 + next(&mut rng) as usize % (8 * MIB);
+            live.push((r.allocate(b, s).unwrap(), b));
+        } else {
+            let (p, b) = live.swap_remove(next(&mut rng) as usize % live.len());
+            r.deallocate(p, b, s).unwrap();
+        }
+    }
+    for (p, b) in live {
+        r.deallocate(p, b, s).unwrap();
+    }
+    assert_eq!(calls(&r), global::RuntimeCalls::default());
+    crate::mr::stream_destroyed(s).unwrap();
+    // Destroying it recorded its releases on it once, while it was alive.
+    assert_eq!(calls(&r).records, 1);
+    rt.stream_synchronize(s).unwrap();
+    rt.stream_destroy(s).unwrap();
+    // The next user waits on that record (or finds it complete).
+    let p = r.allocate(4 * MIB, Stream::DEFAULT).unwrap();
+    let c = calls(&r);
+    assert_eq!(c.records, 1);
+    assert_eq!(c.waits + c.queries, 1, "{c:?}");
+    r.deallocate(p, 4 * MIB, Stream::DEFAULT).unwrap();
+}
+
+#[test]
+fn large_allocations_are_served_by_the_global_arena_and_errors_name_sizes() {
+    let r = arena(64 * MIB);
+    let big = 3 * MIB + 1;
+    let rounded = round_up(big).unwrap();
+    let p = r.allocate(big, Stream::DEFAULT).unwrap();
+    fill(p, big, 1, Stream::DEFAULT);
+    {
+        let g = r.inner.global.lock();
+        assert_eq!((g.takes, g.large_takes, g.large.len()), (0, 1, 1));
+    }
+    assert_eq!(r.bytes_free(), r.arena_size() - rounded);
+    // A block of exactly a superblock is still a local arena's.
+    let q = r.allocate(ARENA_SUPERBLOCK_SIZE, Stream::DEFAULT).unwrap();
+    assert_eq!(r.inner.global.lock().takes, 1);
+    let expect_invalid = |res: Result<()>, want: &[&str]| match res {
+        Err(Error::InvalidArgument(m)) => {
+            for w in want {
+                assert!(m.contains(w), "{m:?} lacks {w:?}");
+            }
+        }
+        other => panic!("expected InvalidArgument, got {other:?}"),
+    };
+    let rounded_s = rounded.to_string();
+    expect_invalid(
+        r.deallocate(p, 2 * MIB, Stream::DEFAULT),
+        &["rounds to", &rounded_s, "2097152"],
+    );
+    expect_invalid(
+        r.deallocate(p, MIB, Stream::DEFAULT),
+        &["rounds to", &rounded_s, "1048576"],
+    );
+    expect_invalid(
+        r.deallocate(q, 2 * MIB, Stream::DEFAULT),
+        &["rounds to 1048576", "2097152"],
+    );
+    check(p, big, 1, Stream::DEFAULT);
+    r.deallocate(p, big, Stream::DEFAULT).unwrap();
+    expect_invalid(
+        r.deallocate(p, big, Stream::DEFAULT),
+        &["not a live allocation"],
+    );
+    // Freed through another thread, on another stream: still found.
+    let rt = init();
+    let s = rt.stream_create(StreamFlags::default()).unwrap();
+    let p = r.allocate(big, s).unwrap() as usize;
+    let r = Arc::new(r);
+    let r2 = r.clone();
+    std::thread::spawn(move || {
+        r2.deallocate(p as *mut c_void, big, Stream::PER_THREAD)
+            .unwrap()
+    })
+    .join()
+    .unwrap();
+    r.deallocate(q, ARENA_SUPERBLOCK_SIZE, Stream::DEFAULT)
+        .unwrap();
+    assert_eq!(r.bytes_free(), r.arena_size());
+    rt.stream_synchronize(s).unwrap();
+    rt.stream_destroy(s).unwrap();
+}
+
+#[test]
+fn bad_small_frees_say_what_is_wrong() {
+    let r = arena(16 * MIB);
+    let p = r.allocate(4096, Stream::DEFAULT).unwrap();
+    let q = r.allocate(4096, Stream::DEFAULT).unwrap();
+    let message = |res: Result<()>| match res {
+        Err(Error::InvalidArgument(m)) => m,
+        other => panic!("expected InvalidArgument, got {other:?}"),
+    };
+    let m = message(r.deallocate((p as usize + 512) as *mut c_void, 256, Stream::DEFAULT));
+    assert!(m.contains("not the start of a live allocation"), "{m}");
+    assert!(m.contains("4096"), "{m}");
+    r.deallocate(p, 4096, Stream::DEFAULT).unwrap();
+    let m = message(r.deallocate(p, 4096, Stream::DEFAULT));
+    assert!(m.contains("double free"), "{m}");
+    let m = message(r.deallocate(q, 300, Stream::DEFAULT));
+    assert!(m.contains("rounds to 4096"), "{m}");
+    r.deallocate(q, 4096, Stream::DEFAULT).unwrap();
+    assert_eq!(r.bytes_free(), r.arena_size());
+}
+
+#[test]
+fn another_thread_on_the_default_stream_gets_one_legacy_record_and_no_wait() {
+    let r = Arc::new(arena(64 * MIB));
+    // Thread A frees a large allocation and a whole superblock's worth of small ones
+    // (released past the cache): lazily, no runtime call.
+    let r2 = r.clone();
+    std::thread::spawn(move || {
+        let p = r2.allocate(8 * MIB, Stream::DEFAULT).unwrap();
+        r2.deallocate(p, 8 * MIB, Stream::DEFAULT).unwrap();
+    })
+    .join()
+    .unwrap();
+    assert_eq!(calls(&r), global::RuntimeCalls::default());
+    // Thread B takes it: the legacy stream is recorded once (it orders B's per-thread
+    // default stream after A's), no wait.
+    for _ in 0..3 {
+        let p = r.allocate(8 * MIB, Stream::PER_THREAD).unwrap();
+        r.deallocate(p, 8 * MIB, Stream::PER_THREAD).unwrap();
+    }
+    let c = calls(&r);
+    assert_eq!((c.records, c.waits), (1, 0), "{c:?}");
+}
+
+/// `slow_fill` on `a` then a free there; the next allocation of the same bytes on `b` must
+/// be ordered after the fill.
+fn moved_between_streams(a: Stream, b: Stream, bytes: usize, forget_a: bool) {
+    let rt = init();
+    let r = arena(bytes.next_multiple_of(ARENA_SUPERBLOCK_SIZE));
+    let p = r.allocate(bytes, a).unwrap();
+    slow_fill(p, bytes, 0xAA, a);
+    r.deallocate(p, bytes, a).unwrap();
+    if forget_a {
+        crate::mr::stream_destroyed(a).unwrap();
+    }
+    let q = r.allocate(bytes, b).unwrap();
+    assert_eq!(p, q);
+    // SAFETY: `q` is a live allocation of `bytes` bytes.
+    unsafe { rt.memset_async(q, 0xBB, bytes, b) }.unwrap();
+    assert_eq!(
+        read_byte(q, &[a, b]),
+        0xBB,
+        "b's write must follow a's ({bytes} bytes, forget {forget_a})"
+    );
+    r.deallocate(q, bytes, b).unwrap();
+}
+
+#[test]
+fn large_and_released_spans_moved_between_streams_order_the_receiver() {
+    let rt = init();
+    for bytes in [ARENA_SUPERBLOCK_SIZE, 3 * MIB] {
+        for (tracked, forget) in [(false, false), (true, false), (true, true)] {
+            let [a, b] = [0, 1].map(|_| {
+                let s = rt
+                    .stream_create(StreamFlags { non_blocking: true })
+                    .unwrap();
+                if tracked {
+                    crate::mr::stream_created(s).unwrap();
+                }
+                s
+            });
+            moved_between_streams(a, b, bytes, forget);
+            // From the default stream, too (the receiver is the legacy family).
+            let c = rt
+                .stream_create(StreamFlags { non_blocking: true })
+                .unwrap();
+            if tracked {
+                crate::mr::stream_created(c).unwrap();
+            }
+            moved_between_streams(c, Stream::DEFAULT, bytes, false);
+            for s in [a, b, c] {
+                rt.stream_synchronize(s).unwrap();
+                if tracked {
+                    crate::mr::stream_destroyed(s).unwrap();
+                }
+                rt.stream_destroy(s).unwrap();
+            }
+        }
+    }
 }
