@@ -753,6 +753,8 @@ rmm_status_t rmm_resource_retain(rmm_resource_t resource);
 /**
  * Drops a reference to `resource`; the last one destroys the resource (returning its
  * memory upstream). Releasing NULL is a no-op; a released or foreign handle is reported.
+ * Releasing the last reference while another thread is still using the handle is
+ * undefined, as destroying a resource in use is in RMM.
  */
 rmm_status_t rmm_resource_release(rmm_resource_t resource);
 

@@ -472,19 +472,25 @@ impl Allocation {
 }
 
 impl Drop for Allocation {
+    /// Frees without the GIL, as `free()` does: a resource's lock may be held by a thread
+    /// that is waiting for the GIL inside a Python callback.
     fn drop(&mut self) {
         let p = self.ptr.swap(0, Ordering::AcqRel);
-        unsafe {
-            if p != 0 {
-                rmm_deallocate_async(
-                    self.mr as Res,
-                    p as *mut c_void,
-                    self.size,
-                    self.stream as StreamT,
-                );
+        let (r, size, stream) = (self.mr, self.size, self.stream);
+        let release = move || {
+            // SAFETY: `p` (when nonzero) was allocated from `r` with `size` on `stream` and is
+            // freed once (the swap above); `r` is this object's own reference.
+            unsafe {
+                if p != 0 {
+                    rmm_deallocate_async(r as Res, p as *mut c_void, size, stream as StreamT);
+                }
+                rmm_resource_release(r as Res);
             }
-            rmm_resource_release(self.mr as Res);
-        }
+        };
+        // SAFETY: Python objects of this class are dropped by their tp_dealloc, which runs
+        // with the GIL held.
+        let py = unsafe { Python::assume_gil_acquired() };
+        py.allow_threads(release);
     }
 }
 
