@@ -57,6 +57,8 @@ pub extern "C" fn rmm_resource_retain(resource: rmm_resource_t) -> rmm_status_t 
 
 /// Drops a reference to `resource`; the last one destroys the resource (returning its
 /// memory upstream). Releasing NULL is a no-op; a released or foreign handle is reported.
+/// Releasing the last reference while another thread is still using the handle is
+/// undefined, as destroying a resource in use is in RMM.
 #[no_mangle]
 pub extern "C" fn rmm_resource_release(resource: rmm_resource_t) -> rmm_status_t {
     guard("rmm_resource_release", || {
@@ -120,7 +122,8 @@ pub unsafe extern "C" fn rmm_allocate_async(
 ) -> rmm_status_t {
     guard("rmm_allocate_async", || {
         non_null(ptr, "ptr")?;
-        let p = resource_of(resource)?.allocate(bytes, stream_of(stream))?;
+        let p =
+            handle::RESOURCES.with(resource as usize, |r| r.allocate(bytes, stream_of(stream)))?;
         // SAFETY: `ptr` checked non-null above.
         unsafe { write_out(ptr, p) };
         Ok(())
@@ -147,7 +150,7 @@ pub extern "C" fn rmm_deallocate_async(
 ) -> rmm_status_t {
     guard("rmm_deallocate_async", || {
         let s: Stream = stream_of(stream);
-        resource_of(resource)?.deallocate(ptr, bytes, s)
+        handle::RESOURCES.with(resource as usize, |r| r.deallocate(ptr, bytes, s))
     })
 }
 
