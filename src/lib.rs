@@ -15,6 +15,7 @@
 //! mr.deallocate(p, 1 << 20, Stream::DEFAULT).unwrap();
 //! ```
 
+pub mod counters;
 pub mod device;
 pub mod error;
 pub mod ffi;

@@ -2,6 +2,12 @@
 //! W4 streams) over any set of resources, always with the runtime's plain malloc and its
 //! async pool as baselines. Prints a table and, with `--json FILE`, writes the same as JSON.
 //!
+//! Each cell also reports what happened per operation, from [`rmm::counters`] taken around
+//! the measured loop (W3: around all threads, setup and teardown included): runtime calls,
+//! events recorded and waited by the stream-ordered resources, cross-stream steals,
+//! upstream calls of sub-allocators, contended resource locks. The JSON has the raw counts
+//! too (`counters`, over `counted_operations`).
+//!
 //! `rmm-bench [--resources cuda,async,...] [--workloads w1,w2,w3,w4] [--json FILE] [--quick]
 //! [--w1-cases N:MAX_MIB,...]` (`--w1-cases` runs only those W1 cases, e.g. `1000:4096`)
 
@@ -11,6 +17,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
 
+use rmm::counters::{self, Counters};
 use rmm::mr::{
     ArenaMemoryResource, BinningMemoryResource, CudaMemoryResource, DeviceMemoryResource,
     PoolMemoryResource, SharedResource, StatisticsResourceAdaptor,
@@ -199,7 +206,8 @@ impl Rng {
     }
 }
 
-/// One measurement: time, operations, peak upstream memory, peak live bytes.
+/// One measurement: time, operations, peak upstream memory, peak live bytes, and the
+/// counters over `counted_ops` operations.
 #[derive(Clone, Copy, Default)]
 struct Sample {
     seconds: f64,
@@ -207,6 +215,8 @@ struct Sample {
     peak_upstream: usize,
     peak_live: usize,
     failures: usize,
+    counters: Counters,
+    counted_ops: usize,
 }
 
 /// W1: RMM's random_allocations loop.
@@ -215,6 +225,7 @@ fn w1(mr: &dyn DeviceMemoryResource, n: usize, max_mib: usize) -> Result<Sample>
     let mut rng = Rng(0x5eed_0001);
     let mut live: Vec<(*mut c_void, usize)> = Vec::with_capacity(n);
     let (mut made, mut live_bytes, mut ops, mut failures, mut peak) = (0, 0usize, 0, 0, 0);
+    let before = counters::snapshot();
     let start = Instant::now();
     for _ in 0..2 * n {
         let size = rng.range(1, max_mib * MIB);
@@ -244,11 +255,14 @@ fn w1(mr: &dyn DeviceMemoryResource, n: usize, max_mib: usize) -> Result<Sample>
         ops += 1;
     }
     runtime()?.stream_synchronize(Stream::DEFAULT).ok();
+    let seconds = start.elapsed().as_secs_f64();
     Ok(Sample {
-        seconds: start.elapsed().as_secs_f64(),
+        seconds,
         ops,
         peak_live: peak,
         failures,
+        counters: counters::snapshot().since(&before),
+        counted_ops: ops,
         ..Sample::default()
     })
 }
@@ -281,6 +295,7 @@ fn churn(
             (i, rng.log_uniform(256, MIB) as u32)
         })
         .collect();
+    let before = counters::snapshot();
     let start = Instant::now();
     for &(i, size) in &plan {
         let (i, size) = (i as usize, size as usize);
@@ -299,6 +314,7 @@ fn churn(
         peak = peak.max(live_bytes);
     }
     let seconds = start.elapsed().as_secs_f64();
+    let counted = counters::snapshot().since(&before);
     for (p, s, si) in live {
         mr.deallocate(p, s, streams[si])?;
     }
@@ -306,6 +322,8 @@ fn churn(
         seconds,
         ops: 2 * steps,
         peak_live: peak,
+        counters: counted,
+        counted_ops: 2 * steps,
         ..Sample::default()
     })
 }
@@ -384,6 +402,9 @@ fn run_workload(
                 let streams = &all_streams.0[..t];
                 let mr = subject.mr.clone();
                 let s = median(|| {
+                    // Counted around all threads (each thread's 1000 setup allocations and
+                    // teardown frees included): the counters are process-wide.
+                    let before = counters::snapshot();
                     let start = Instant::now();
                     std::thread::scope(|sc| -> Result<()> {
                         let hs: Vec<_> = streams
@@ -402,9 +423,12 @@ fn run_workload(
                         }
                         Ok(())
                     })?;
+                    let seconds = start.elapsed().as_secs_f64();
                     Ok(Sample {
-                        seconds: start.elapsed().as_secs_f64(),
+                        seconds,
                         ops: 2 * steps * t,
+                        counters: counters::snapshot().since(&before),
+                        counted_ops: (2 * steps + 2 * 1000) * t,
                         ..Sample::default()
                     })
                 })?;
@@ -458,20 +482,82 @@ fn ns_per_op(s: &Sample) -> f64 {
     }
 }
 
+/// The counts per operation that the table and the JSON show, by JSON name.
+fn per_op(s: &Sample) -> [(&'static str, f64); 7] {
+    let c = &s.counters;
+    let n = s.counted_ops.max(1) as f64;
+    [
+        ("runtime_calls_per_op", c.runtime_calls() as f64 / n),
+        ("events_recorded_per_op", c.events_recorded as f64 / n),
+        ("events_waited_per_op", c.events_waited as f64 / n),
+        ("steals_per_op", c.steals as f64 / n),
+        ("upstream_calls_per_op", c.upstream_calls() as f64 / n),
+        ("lock_waits_per_op", c.lock_waits as f64 / n),
+        ("sync_fallbacks_per_op", c.sync_fallbacks as f64 / n),
+    ]
+}
+
+/// A count per operation in at most 8 characters: exact zero as `0`, small rates in
+/// scientific notation so they do not read as zero.
+fn rate(x: f64) -> String {
+    if x == 0.0 {
+        "0".into()
+    } else if x >= 100.0 {
+        format!("{x:.0}")
+    } else if x >= 0.01 {
+        format!("{x:.3}")
+    } else {
+        format!("{x:.1e}")
+    }
+}
+
+fn print_header() {
+    println!(
+        "\n{:<12} {:<30} {:>10} {:>10} {:>12} {:>12} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  note",
+        "resource",
+        "workload",
+        "total ms",
+        "ns/op",
+        "peak up MiB",
+        "peak live MiB",
+        "rt/op",
+        "rec/op",
+        "wait/op",
+        "steal/op",
+        "up/op",
+        "lockw/op"
+    );
+}
+
 fn print_row(r: &Row) {
     let mut note = r.note.clone();
     if r.sample.failures > 0 {
         let _ = write!(note, " ({} allocation failures)", r.sample.failures);
     }
+    let c = &r.sample.counters;
+    if c.sync_fallbacks > 0 {
+        let _ = write!(
+            note,
+            " ({} device synchronizations instead of event waits)",
+            c.sync_fallbacks
+        );
+    }
+    let p = per_op(&r.sample);
     println!(
-        "{:<12} {:<30} {:>10.1} {:>10.1} {:>12.1} {:>12.1}  {}",
+        "{:<12} {:<30} {:>10.1} {:>10.1} {:>12.1} {:>12.1} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  {}",
         r.resource,
         r.workload,
         r.sample.seconds * 1e3,
         ns_per_op(&r.sample),
         r.sample.peak_upstream as f64 / MIB as f64,
         r.sample.peak_live as f64 / MIB as f64,
-        note
+        rate(p[0].1),
+        rate(p[1].1),
+        rate(p[2].1),
+        rate(p[3].1),
+        rate(p[4].1),
+        rate(p[5].1),
+        note.trim_start()
     );
     use std::io::Write as _;
     let _ = std::io::stdout().flush();
@@ -532,10 +618,7 @@ fn main() {
     };
     println!("runtime: {}", rt.description());
     let mut rows = Vec::new();
-    println!(
-        "\n{:<12} {:<30} {:>10} {:>10} {:>12} {:>12}  note",
-        "resource", "workload", "total ms", "ns/op", "peak up MiB", "peak live MiB"
-    );
+    print_header();
     for w in &workloads {
         for r in &resources {
             let before = rows.len();
@@ -568,6 +651,18 @@ fn main() {
         m.insert("peak_live_bytes", format!("{}", r.sample.peak_live));
         m.insert("failures", format!("{}", r.sample.failures));
         m.insert("note", format!("{:?}", r.note));
+        m.insert("counted_operations", format!("{}", r.sample.counted_ops));
+        for (k, v) in per_op(&r.sample) {
+            m.insert(k, format!("{v}"));
+        }
+        let counts: Vec<String> = r
+            .sample
+            .counters
+            .fields()
+            .iter()
+            .map(|(k, v)| format!("\"{k}\": {v}"))
+            .collect();
+        m.insert("counters", format!("{{{}}}", counts.join(", ")));
         let fields: Vec<String> = m.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
         let _ = writeln!(
             out,

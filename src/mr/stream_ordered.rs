@@ -57,11 +57,18 @@
 //! resource synchronizes the device instead (counted by
 //! [`super::dead_stream_fallbacks`]); on CUDA and HIP using a destroyed handle is undefined
 //! behaviour, so such programs must destroy library-created streams through the library.
+//!
+//! # Counters
+//! [`StreamRegistry::order_after`] counts one steal per call between two streams, and the
+//! event it records, the wait it makes or the device synchronization it falls back to;
+//! [`StreamRegistry::refresh`] counts the events recorded on foreign streams (see
+//! [`crate::counters`]).
 
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::counters::{bump, Counter};
 use crate::error::{Error, Result};
 use crate::runtime::{DeviceId, Event, Runtime, RuntimeErrorKind, Stream};
 
@@ -106,7 +113,7 @@ pub(crate) struct StreamKey {
 
 /// A small process-unique number for the calling thread (std's `ThreadId::as_u64` is
 /// unstable). Starts at 1 so that 0 means "not a per-thread key".
-fn thread_number() -> usize {
+pub(crate) fn thread_number() -> usize {
     static NEXT: AtomicUsize = AtomicUsize::new(1);
     thread_local! {
         static ME: Cell<usize> = const { Cell::new(0) };
@@ -190,6 +197,11 @@ impl StreamRegistry {
             last_slot: 0,
             recycled: Vec::new(),
         }
+    }
+
+    /// The runtime the registry records events with.
+    pub fn runtime(&self) -> &'static dyn Runtime {
+        self.rt
     }
 
     /// The device for error messages.
@@ -301,14 +313,20 @@ impl StreamRegistry {
                 }
             },
         };
-        if let Err(e) = rt.event_record(event, slot.stream) {
-            log::warn!(
-                "cannot record an event on stream {:#x} after a free: {e}; a later take of \
-                 its memory by another stream synchronizes the device",
-                slot.stream.0
-            );
-            slot.event = None;
-            let _ = rt.event_destroy(event);
+        match rt.event_record(event, slot.stream) {
+            Ok(()) => {
+                bump(Counter::EventsRecorded);
+                bump(Counter::ForeignRecords);
+            }
+            Err(e) => {
+                log::warn!(
+                    "cannot record an event on stream {:#x} after a free: {e}; a later take \
+                     of its memory by another stream synchronizes the device",
+                    slot.stream.0
+                );
+                slot.event = None;
+                let _ = rt.event_destroy(event);
+            }
         }
     }
 
@@ -330,6 +348,9 @@ impl StreamRegistry {
         if waiter == source {
             return Ok(false);
         }
+        // Counted here for the pool and the fixed-size resource, whose callers then move a
+        // block or a whole list (crate::counters).
+        bump(Counter::Steals);
         let src = &self.slots[source as usize];
         // Another thread's per-thread stream cannot be named from here: wait for the device.
         if src.key.raw == 2 && src.key.thread != thread_number() {
@@ -363,6 +384,7 @@ impl StreamRegistry {
         self.rt
             .stream_wait_event(wait_stream, event)
             .map_err(|e| Error::runtime(self.device, e))?;
+        bump(Counter::EventsWaited);
         self.refresh(waiter);
         Ok(false)
     }
@@ -372,7 +394,10 @@ impl StreamRegistry {
     /// device instead).
     fn record_tracked(&self, event: Event, stream: Stream) -> Result<bool> {
         match self.rt.event_record(event, stream) {
-            Ok(()) => Ok(true),
+            Ok(()) => {
+                bump(Counter::EventsRecorded);
+                Ok(true)
+            }
             Err(e) if e.kind == RuntimeErrorKind::InvalidHandle => {
                 log::debug!(
                     "stream {:#x} is gone (event record failed: {e}); synchronizing device {}",
@@ -387,6 +412,7 @@ impl StreamRegistry {
     }
 
     fn synchronize_device(&self) -> Result<bool> {
+        bump(Counter::SyncFallbacks);
         self.rt
             .device_synchronize()
             .map_err(|e| Error::runtime(self.device, e))?;
@@ -476,6 +502,51 @@ impl Drop for StreamRegistry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::StreamFlags;
+
+    fn rt() -> &'static dyn Runtime {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            if std::env::var_os("RMM_RUNTIME").is_none() {
+                std::env::set_var("RMM_RUNTIME", "host");
+            }
+        });
+        crate::runtime::runtime().expect("a runtime for tests (RMM_RUNTIME)")
+    }
+
+    #[test]
+    fn order_after_and_refresh_are_counted() {
+        let rt = rt();
+        let _serial = crate::counters::TEST_SERIAL.lock();
+        let foreign = rt
+            .stream_create(StreamFlags { non_blocking: true })
+            .unwrap();
+        let before = crate::counters::snapshot();
+        {
+            let mut reg = StreamRegistry::new(rt, 0);
+            let (d, _) = reg.slot(Stream::DEFAULT);
+            let (t, _) = reg.slot(Stream::PER_THREAD);
+            let (f, _) = reg.slot(foreign);
+            assert!(reg.is_foreign(f) && !reg.is_foreign(t) && !reg.is_foreign(d));
+            // Tracked source: a steal, an event recorded on it, a wait on the default stream.
+            assert!(!reg.order_after(d, t).unwrap());
+            // Same stream: nothing.
+            assert!(!reg.order_after(d, d).unwrap());
+            // A free on a foreign stream records its event.
+            reg.refresh(f);
+            // Foreign source: a steal and a wait, no record on the foreign stream.
+            assert!(!reg.order_after(d, f).unwrap());
+        }
+        let c = crate::counters::snapshot().since(&before);
+        // Other tests count in parallel: lower bounds.
+        assert!(c.steals >= 2, "{c:?}");
+        assert!(c.events_recorded >= 2, "{c:?}");
+        assert!(c.foreign_records >= 1, "{c:?}");
+        assert!(c.events_waited >= 2, "{c:?}");
+        assert!(c.runtime_event_record >= 2, "{c:?}");
+        assert!(c.runtime_stream_wait_event >= 2, "{c:?}");
+        rt.stream_destroy(foreign).unwrap();
+    }
 
     #[test]
     fn default_and_legacy_share_a_key_per_thread_differs_by_thread() {

@@ -8,6 +8,7 @@
 //! resources, the C ABI and the C++ wrapper are the same on AMD, NVIDIA and CPU-only hosts.
 //! One process uses one backend, chosen once by `RMM_RUNTIME` (see [`runtime`]).
 
+mod counted;
 pub mod cuda;
 mod dl;
 mod gpu;

@@ -94,7 +94,8 @@ pub fn runtime() -> Result<&'static dyn Runtime> {
         // After the runtime's first calls, so that (exit hooks running last-registered
         // first) the flag is set before the runtime's own teardown hooks run.
         ensure_exit_flag();
-        loaded
+        // Every call through the trait is counted (crate::counters), whatever the backend.
+        loaded.map(|rt| Box::new(super::counted::Counted(rt)) as Box<dyn Runtime>)
     });
     match chosen {
         Ok(rt) => Ok(rt.as_ref()),
