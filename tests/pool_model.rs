@@ -266,7 +266,11 @@ fn pool_subject(up: SharedResource, _streams: &[Stream]) -> Subject {
 /// thread's shard (slabs of the global pool), large ones from the global pool.
 fn sharded_pool_subject(up: SharedResource, streams: &[Stream]) -> Subject {
     let subject = pool_subject(up, streams);
-    let pool = subject.mr.as_any().downcast_ref::<PoolMemoryResource>().unwrap();
+    let pool = subject
+        .mr
+        .as_any()
+        .downcast_ref::<PoolMemoryResource>()
+        .unwrap();
     pool.set_sharded(true);
     assert!(pool.is_sharded());
     subject
@@ -470,7 +474,10 @@ fn pool_turns_sharded_under_contention_only() {
     stress(pool.clone(), 5_000);
     // 16 threads on 2 or more cores contend for the global lock; on one core they may not.
     if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
-        assert!(pool.is_sharded(), "16 threads should have turned sharding on");
+        assert!(
+            pool.is_sharded(),
+            "16 threads should have turned sharding on"
+        );
     }
     drop(pool);
     assert_eq!(up.outstanding(), 0);

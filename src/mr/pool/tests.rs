@@ -385,9 +385,7 @@ fn sharded_pool_serves_other_threads_frees_and_releases_everything() {
         .deallocate(small[0] as *mut c_void, 1000, Stream::DEFAULT)
         .unwrap_err();
     assert!(err.to_string().contains("already freed"), "{err}");
-    let err = pool
-        .deallocate(large, 1000, Stream::DEFAULT)
-        .unwrap_err();
+    let err = pool.deallocate(large, 1000, Stream::DEFAULT).unwrap_err();
     assert!(err.to_string().contains("allocated with"), "{err}");
     pool.deallocate(large, 8 << 20, Stream::DEFAULT).unwrap();
     assert_eq!(pool.bytes_free(), pool.pool_size());
