@@ -163,22 +163,38 @@ fn make(name: &str, sizing: Sizing) -> Result<Subject> {
 const RESOURCES: &[&str] = &["cuda", "async", "pool", "binning", "arena"];
 
 /// Streams made for a workload, destroyed when dropped (after the resources using them).
-struct Streams(Vec<Stream>, &'static dyn Runtime);
+/// They are announced to the library, as `rmm::cuda_stream` / `rmm_stream_create` streams
+/// are (tracked streams, see `rmm::mr::stream_created`), so the workloads measure what C++
+/// and C programs using the library's streams get; `--foreign-streams` leaves them
+/// unannounced (an event recorded at every free, as for streams made by other libraries).
+struct Streams(Vec<Stream>, &'static dyn Runtime, bool);
 
 impl Streams {
     fn new(rt: &'static dyn Runtime, n: usize) -> Result<Self> {
-        let v = (0..n)
+        let v: Vec<Stream> = (0..n)
             .map(|_| rt.stream_create(StreamFlags { non_blocking: true }))
             .collect::<std::result::Result<_, _>>()
             .map_err(|e| Error::runtime(0, e))?;
-        Ok(Streams(v, rt))
+        let tracked = !FOREIGN_STREAMS.load(std::sync::atomic::Ordering::Relaxed);
+        if tracked {
+            for s in &v {
+                rmm::mr::stream_created(*s)?;
+            }
+        }
+        Ok(Streams(v, rt, tracked))
     }
 }
+
+/// Set by `--foreign-streams`.
+static FOREIGN_STREAMS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 impl Drop for Streams {
     fn drop(&mut self) {
         let _ = self.1.device_synchronize();
         for s in &self.0 {
+            if self.2 {
+                let _ = rmm::mr::stream_destroyed(*s);
+            }
             let _ = self.1.stream_destroy(*s);
         }
     }
@@ -586,6 +602,9 @@ fn main() {
             }
             "--json" => json = it.next().cloned(),
             "--quick" => quick = true,
+            "--foreign-streams" => {
+                FOREIGN_STREAMS.store(true, std::sync::atomic::Ordering::Relaxed)
+            }
             "--w1-cases" => {
                 let parsed: Option<Vec<(usize, usize)>> = it.next().and_then(|v| {
                     v.split(',')
@@ -604,7 +623,7 @@ fn main() {
                 }
             }
             other => {
-                eprintln!("rmm-bench: unknown argument {other:?}\nusage: rmm-bench [--resources {}] [--workloads w1,w2,w3,w4] [--json FILE] [--quick] [--w1-cases N:MAX_MIB,...]", RESOURCES.join(","));
+                eprintln!("rmm-bench: unknown argument {other:?}\nusage: rmm-bench [--resources {}] [--workloads w1,w2,w3,w4] [--json FILE] [--quick] [--foreign-streams] [--w1-cases N:MAX_MIB,...]", RESOURCES.join(","));
                 std::process::exit(2);
             }
         }

@@ -957,6 +957,7 @@ impl PoolMemoryResource {
         let mut inner = self.inner.lock();
         let upstream = &self.upstream;
         let released = inner.release_free_chunks(|addr, size, stream| {
+            crate::counters::upstream_free();
             upstream.deallocate(addr as *mut c_void, size, stream)
         });
         match (shards, released) {
@@ -1012,6 +1013,7 @@ impl PoolMemoryResource {
             return g;
         }
         self.note_contention();
+        crate::counters::bump(crate::counters::Counter::LockWaits);
         self.inner.lock()
     }
 
@@ -1038,6 +1040,7 @@ impl PoolMemoryResource {
     /// Takes a chunk of `size` from upstream on `stream` and files it as free on slot `s`.
     fn add_chunk(&self, inner: &mut Inner, size: usize, stream: Stream, s: u32) -> Result<()> {
         let p = self.upstream.allocate(size, stream)?;
+        crate::counters::upstream_alloc();
         let addr = p as usize;
         if p.is_null() || addr % ALIGN != 0 {
             if !p.is_null() {
@@ -1189,7 +1192,7 @@ impl PoolMemoryResource {
     /// The allocation path of a sharded pool for a small request.
     #[inline]
     fn allocate_sharded(&self, rounded: usize, stream: Stream) -> Result<*mut c_void> {
-        let mut sh = self.my_shard().lock();
+        let mut sh = crate::counters::lock(self.my_shard());
         let s = sh.slot(stream);
         if let Some(i) = sh.find(s, rounded) {
             return Ok(sh.take(i, rounded, s));
