@@ -1,15 +1,19 @@
 //! `binning_memory_resource`: routes each request to the smallest bin that holds it.
 //!
-//! Bins are kept sorted by size in a short vector behind a read-write lock: allocation
-//! takes the read lock and a binary search (no heap allocation); only `add_bin` writes.
-//! Requests larger than the largest bin go to the upstream. Deallocation routes by the
-//! same size rule, so it must be given the size used to allocate (as in hipMM).
+//! Bins are kept sorted by size in a short vector, published as a *generation*: routing a
+//! request loads the current generation's number and binary-searches its vector, with no
+//! lock and no atomic write (a read-write lock's read side is an atomic read-modify-write
+//! on one cache line, which every thread's every request would bounce between cores);
+//! `add_bin` builds the next generation under a mutex and publishes it. Requests larger
+//! than the largest bin go to the upstream. Deallocation routes by the same size rule, so
+//! it must be given the size used to allocate (as in hipMM).
 
 use std::any::Any;
 use std::ffi::c_void;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
-use parking_lot::RwLock;
+use parking_lot::Mutex;
 
 use super::fixed_size::{FixedSizeMemoryResource, DEFAULT_BLOCKS_TO_PREALLOCATE};
 use super::{DeviceMemoryResource, SharedResource};
@@ -18,13 +22,63 @@ use crate::runtime::Stream;
 
 const NAME: &str = "binning_memory_resource";
 
+/// `(bin size, resource)`, sorted by size, sizes distinct.
+type Bins = Vec<(usize, SharedResource)>;
+
+/// Generation `g` of the bins lives in segment `k = log2(g + 1)`, at `g + 1 - 2^k`.
+const SEGMENTS: usize = usize::BITS as usize;
+
+/// The bins of every generation so far. Generations are never changed once published and
+/// are kept until the resource is dropped (one per bin added: bins are few), so a reader
+/// that loaded an older number still reads a valid list.
+struct Generations {
+    /// The newest generation's number.
+    current: AtomicUsize,
+    /// Segment `k` holds generations `2^k - 1 .. 2^(k+1) - 1`; made when first needed.
+    segments: [OnceLock<Box<[OnceLock<Bins>]>>; SEGMENTS],
+    /// Serializes writers.
+    writer: Mutex<()>,
+}
+
+impl Generations {
+    fn new() -> Self {
+        let g = Generations {
+            current: AtomicUsize::new(0),
+            segments: [const { OnceLock::new() }; SEGMENTS],
+            writer: Mutex::new(()),
+        };
+        g.slot(0).get_or_init(Vec::new);
+        g
+    }
+
+    /// Generation `g`'s place (segments are made on first use).
+    fn slot(&self, g: usize) -> &OnceLock<Bins> {
+        let x = g + 1;
+        let k = (usize::BITS - 1 - x.leading_zeros()) as usize;
+        let segment =
+            self.segments[k].get_or_init(|| (0..1usize << k).map(|_| OnceLock::new()).collect());
+        &segment[x - (1 << k)]
+    }
+
+    /// The current bins: two loads, no write.
+    #[inline]
+    fn read(&self) -> &Bins {
+        let g = self.current.load(Ordering::Acquire);
+        let x = g + 1;
+        let k = (usize::BITS - 1 - x.leading_zeros()) as usize;
+        self.segments[k]
+            .get()
+            .and_then(|segment| segment[x - (1 << k)].get())
+            .expect("a published generation is complete")
+    }
+}
+
 /// Allocates from size bins (hipMM's `binning_memory_resource`): each bin is a resource
 /// serving all requests up to its size (by default a [`FixedSizeMemoryResource`] over the
 /// upstream); larger requests go to the upstream directly.
 pub struct BinningMemoryResource {
     upstream: SharedResource,
-    /// `(bin size, resource)`, sorted by size, sizes distinct.
-    bins: RwLock<Vec<(usize, SharedResource)>>,
+    bins: Generations,
 }
 
 impl BinningMemoryResource {
@@ -33,7 +87,7 @@ impl BinningMemoryResource {
     pub fn new(upstream: SharedResource) -> Result<Self> {
         Ok(BinningMemoryResource {
             upstream,
-            bins: RwLock::new(Vec::new()),
+            bins: Generations::new(),
         })
     }
 
@@ -76,7 +130,9 @@ impl BinningMemoryResource {
                 "{NAME}: add_bin allocation_size = 0 must be positive"
             )));
         }
-        let mut bins = self.bins.write();
+        let _writer = self.bins.writer.lock();
+        let g = self.bins.current.load(Ordering::Acquire);
+        let mut bins = self.bins.read().clone();
         let Err(at) = bins.binary_search_by_key(&allocation_size, |b| b.0) else {
             return Ok(());
         };
@@ -89,6 +145,10 @@ impl BinningMemoryResource {
             )?),
         };
         bins.insert(at, (allocation_size, resource));
+        if self.bins.slot(g + 1).set(bins).is_err() {
+            unreachable!("generations are only made under the writer lock");
+        }
+        self.bins.current.store(g + 1, Ordering::Release);
         Ok(())
     }
 
@@ -105,8 +165,9 @@ impl BinningMemoryResource {
     /// Calls `forget_stream` on every bin (and the upstream) that is a pool or fixed-size
     /// resource: use before destroying a stream memory was freed on.
     pub fn forget_stream(&self, stream: Stream) -> Result<()> {
-        let bins = self.bins.read();
-        for r in bins
+        for r in self
+            .bins
+            .read()
             .iter()
             .map(|b| &b.1)
             .chain(std::iter::once(&self.upstream))
@@ -133,10 +194,7 @@ impl BinningMemoryResource {
 
 impl std::fmt::Debug for BinningMemoryResource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let sizes: Option<Vec<usize>> = self
-            .bins
-            .try_read()
-            .map(|b| b.iter().map(|b| b.0).collect());
+        let sizes: Vec<usize> = self.bins.read().iter().map(|b| b.0).collect();
         write!(
             f,
             "{NAME}(upstream: {}, bins: {sizes:?})",

@@ -1,0 +1,295 @@
+//! Which batch a block address belongs to, and which blocks are live.
+//!
+//! A *batch* is one upstream allocation of `blocks_to_preallocate` blocks. Batches get
+//! dense ids (`u32`) in the order they are taken; each has a bitmap of its live blocks
+//! made of atomic words, so that two threads freeing blocks of one batch under different
+//! shard locks still agree on which block is live (a double free is caught by exactly one
+//! of them). Only threads that use blocks of the same batch touch its bitmap's cache line.
+//!
+//! The address → batch index is a [`View`]: each shard keeps its own copy, updated under
+//! the shard's lock from the resource's list of batches when that list has grown (a
+//! length compared on each operation: a load of a cache line that changes only when the
+//! resource grows, so it stays shared between threads, never bounced). A view maps each
+//! *page* of `2^shift` bytes (the largest power of two not above a batch's size) to the at
+//! most two batches overlapping it, so a lookup is one hash probe and two range checks.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use super::super::stream_ordered::FastMap;
+
+/// Bits of one bitmap line: the bitmap of each batch is its own allocation of whole
+/// 64-byte lines, so two batches never share a line.
+const LINE_BITS: usize = 512;
+
+#[repr(align(64))]
+#[derive(Default)]
+struct Line([AtomicU64; 8]);
+
+/// The shape of every batch of one resource.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Geometry {
+    /// Bytes per block (a multiple of 256).
+    pub block_size: usize,
+    /// Blocks per batch (at most `u32::MAX`).
+    pub blocks: usize,
+    /// `block_size * blocks`.
+    pub bytes: usize,
+    /// log2 of the page size: the largest power of two not above `bytes`.
+    pub shift: u32,
+    /// log2 of `block_size` when it is a power of two (an offset's block is then a shift,
+    /// not a division).
+    pub block_shift: Option<u32>,
+}
+
+impl Geometry {
+    pub fn new(block_size: usize, blocks: usize) -> Self {
+        let bytes = block_size * blocks;
+        Geometry {
+            block_size,
+            blocks,
+            bytes,
+            shift: usize::BITS - 1 - bytes.leading_zeros(),
+            block_shift: block_size
+                .is_power_of_two()
+                .then(|| block_size.trailing_zeros()),
+        }
+    }
+
+    /// Block number and whether `off` (an offset into a batch) is at its start.
+    #[inline(always)]
+    fn block_of(&self, off: usize) -> (usize, bool) {
+        match self.block_shift {
+            Some(s) => (off >> s, off & (self.block_size - 1) == 0),
+            None => {
+                let index = off / self.block_size;
+                (index, index * self.block_size == off)
+            }
+        }
+    }
+
+    /// The pages overlapping a batch at `base`.
+    fn pages(&self, base: usize) -> std::ops::RangeInclusive<usize> {
+        (base >> self.shift)..=(base.saturating_add(self.bytes - 1) >> self.shift)
+    }
+}
+
+/// One upstream allocation of blocks.
+pub(super) struct Batch {
+    /// Address of block 0.
+    pub base: usize,
+    live: Box<[Line]>,
+}
+
+impl std::fmt::Debug for Batch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Batch({:#x}, {} live)", self.base, self.live_count())
+    }
+}
+
+impl Batch {
+    /// A batch of `blocks` blocks at `base`, none live.
+    pub fn new(base: usize, blocks: usize) -> Self {
+        Batch {
+            base,
+            live: (0..blocks.div_ceil(LINE_BITS))
+                .map(|_| Line::default())
+                .collect(),
+        }
+    }
+
+    #[inline(always)]
+    fn word(&self, index: u32) -> (&AtomicU64, u64) {
+        let i = index as usize;
+        (
+            &self.live[i / LINE_BITS].0[(i % LINE_BITS) / 64],
+            1 << (i % 64),
+        )
+    }
+
+    /// Marks block `index` live; `false` if it already was. Relaxed: each bit is only
+    /// ever flipped by the one operation that wins it (read-modify-writes of one word are
+    /// totally ordered), and the block itself is handed over under shard locks.
+    #[inline(always)]
+    pub fn set_live(&self, index: u32) -> bool {
+        let (w, bit) = self.word(index);
+        w.fetch_or(bit, Ordering::Relaxed) & bit == 0
+    }
+
+    /// Marks block `index` free; `false` if it was not live (a double free).
+    #[inline(always)]
+    pub fn clear_live(&self, index: u32) -> bool {
+        let (w, bit) = self.word(index);
+        w.fetch_and(!bit, Ordering::Relaxed) & bit != 0
+    }
+
+    /// Live blocks of this batch (diagnostics and tests).
+    pub fn live_count(&self) -> usize {
+        self.live
+            .iter()
+            .flat_map(|l| l.0.iter())
+            .map(|w| w.load(Ordering::Relaxed).count_ones() as usize)
+            .sum()
+    }
+}
+
+/// What an address is to a resource.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Lookup {
+    /// Block `index` of batch `batch`.
+    Block { batch: u32, index: u32 },
+    /// Inside a batch, but not at the start of a block.
+    Interior,
+    /// Not in any batch of the resource.
+    Foreign,
+}
+
+/// A shard's copy of the address → batch index (see the module docs).
+#[derive(Default)]
+pub(super) struct View {
+    batches: Vec<Arc<Batch>>,
+    /// Page number → up to two batch ids, each plus one (0: none), low half first.
+    pages: FastMap<usize, u64>,
+}
+
+impl std::fmt::Debug for View {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "View({} batches)", self.batches.len())
+    }
+}
+
+impl View {
+    /// Batches known to this view (ids `0..len`).
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.batches.len()
+    }
+
+    /// The batch with id `id`, which the view knows.
+    #[inline(always)]
+    pub fn batch(&self, id: u32) -> &Batch {
+        &self.batches[id as usize]
+    }
+
+    /// Adds the batches of `all` it does not know yet (`all` extends what it knows).
+    pub fn catch_up(&mut self, all: &[Arc<Batch>], geo: &Geometry) {
+        for (id, b) in all.iter().enumerate().skip(self.batches.len()) {
+            let tag = id as u64 + 1;
+            for page in geo.pages(b.base) {
+                let e = self.pages.entry(page).or_insert(0);
+                // Batches are disjoint and at least a page long: at most two per page.
+                debug_assert!(*e >> 32 == 0, "a third batch on page {page:#x}");
+                *e = if *e == 0 { tag } else { *e | tag << 32 };
+            }
+            self.batches.push(b.clone());
+        }
+    }
+
+    /// Forgets every batch (after they all went back to upstream).
+    pub fn clear(&mut self) {
+        self.batches.clear();
+        self.pages.clear();
+    }
+
+    /// What `addr` is: O(1), one hash probe.
+    #[inline]
+    pub fn find(&self, addr: usize, geo: &Geometry) -> Lookup {
+        let Some(&e) = self.pages.get(&(addr >> geo.shift)) else {
+            return Lookup::Foreign;
+        };
+        for tag in [e & 0xffff_ffff, e >> 32] {
+            if tag == 0 {
+                continue;
+            }
+            let id = (tag - 1) as u32;
+            let off = addr.wrapping_sub(self.batches[id as usize].base);
+            if off < geo.bytes {
+                let (index, at_start) = geo.block_of(off);
+                return if at_start {
+                    Lookup::Block {
+                        batch: id,
+                        index: index as u32,
+                    }
+                } else {
+                    Lookup::Interior
+                };
+            }
+        }
+        Lookup::Foreign
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_map_every_block_and_nothing_else() {
+        // Odd sizes: batches of 3 blocks of 768 bytes (2304 bytes, pages of 2048).
+        let geo = Geometry::new(768, 3);
+        assert_eq!((geo.bytes, geo.shift), (2304, 11));
+        // Adjacent and scattered batches, some straddling pages.
+        let bases = [0x10_0000, 0x10_0900, 0x10_1200, 0x20_0100, 0x7fff_ff00];
+        let all: Vec<Arc<Batch>> = bases.iter().map(|&b| Arc::new(Batch::new(b, 3))).collect();
+        let mut v = View::default();
+        v.catch_up(&all[..2], &geo);
+        assert_eq!(v.len(), 2);
+        v.catch_up(&all, &geo);
+        assert_eq!(v.len(), 5);
+        for (id, &base) in bases.iter().enumerate() {
+            for k in 0..3 {
+                let a = base + k * 768;
+                assert_eq!(
+                    v.find(a, &geo),
+                    Lookup::Block {
+                        batch: id as u32,
+                        index: k as u32
+                    }
+                );
+                assert_eq!(v.find(a + 256, &geo), Lookup::Interior);
+            }
+        }
+        assert_eq!(v.find(0x10_0000 - 256, &geo), Lookup::Foreign);
+        assert_eq!(v.find(0x20_0100 + 2304, &geo), Lookup::Foreign);
+        assert_eq!(v.find(0x20_0000, &geo), Lookup::Foreign);
+        assert_eq!(v.find(0, &geo), Lookup::Foreign);
+        assert_eq!(v.find(usize::MAX - 255, &geo), Lookup::Foreign);
+        v.clear();
+        assert_eq!(v.find(0x10_0000, &geo), Lookup::Foreign);
+    }
+
+    #[test]
+    fn power_of_two_blocks_are_found_by_shifting() {
+        let geo = Geometry::new(1024, 3);
+        assert_eq!(
+            (geo.bytes, geo.shift, geo.block_shift),
+            (3072, 11, Some(10))
+        );
+        assert_eq!(Geometry::new(768, 3).block_shift, None);
+        let all = [Arc::new(Batch::new(0x40_0400, 3))];
+        let mut v = View::default();
+        v.catch_up(&all, &geo);
+        for k in 0..3u32 {
+            let a = 0x40_0400 + k as usize * 1024;
+            assert_eq!(v.find(a, &geo), Lookup::Block { batch: 0, index: k });
+            assert_eq!(v.find(a + 512, &geo), Lookup::Interior);
+        }
+        assert_eq!(v.find(0x40_0400 + 3072, &geo), Lookup::Foreign);
+        assert_eq!(v.find(0x40_0000, &geo), Lookup::Foreign);
+    }
+
+    #[test]
+    fn live_bits_catch_double_transitions() {
+        let b = Batch::new(0x1000, 1000);
+        assert_eq!(b.live.len(), 2);
+        for i in [0, 63, 64, 511, 512, 999] {
+            assert!(b.set_live(i));
+            assert!(!b.set_live(i));
+        }
+        assert_eq!(b.live_count(), 6);
+        assert!(b.clear_live(511));
+        assert!(!b.clear_live(511));
+        assert!(!b.clear_live(1));
+        assert_eq!(b.live_count(), 5);
+    }
+}
