@@ -1,10 +1,13 @@
 //! Which batch a block address belongs to, and which blocks are live.
 //!
 //! A *batch* is one upstream allocation of `blocks_to_preallocate` blocks. Batches get
-//! dense ids (`u32`) in the order they are taken; each has a bitmap of its live blocks
-//! made of atomic words, so that two threads freeing blocks of one batch under different
-//! shard locks still agree on which block is live (a double free is caught by exactly one
-//! of them). Only threads that use blocks of the same batch touch its bitmap's cache line.
+//! dense ids (`u32`) in the order they are taken; each has one atomic byte per block that
+//! says whether the block is live, so that two threads freeing blocks of one batch under
+//! different shard locks still agree on which block is live: a free *swaps* the byte to
+//! zero, so of two frees of one block exactly one sees it live (a double free is caught
+//! even when both race). Handing a block out only *stores* one: the block is free and in
+//! the hands of the shard that pops it, so no other operation may claim it. Only threads
+//! that use blocks of the same batch touch its bytes' cache lines.
 //!
 //! The address → batch index is a [`View`]: each shard keeps its own copy, updated under
 //! the shard's lock from the resource's list of batches when that list has grown (a
@@ -13,18 +16,23 @@
 //! *page* of `2^shift` bytes (the largest power of two not above a batch's size) to the at
 //! most two batches overlapping it, so a lookup is one hash probe and two range checks.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
 use super::super::stream_ordered::FastMap;
 
-/// Bits of one bitmap line: the bitmap of each batch is its own allocation of whole
-/// 64-byte lines, so two batches never share a line.
-const LINE_BITS: usize = 512;
+/// Blocks per line of live bytes: the bytes of each batch are their own allocation of
+/// whole 64-byte lines, so two batches never share a line.
+const LINE_BLOCKS: usize = 64;
 
 #[repr(align(64))]
-#[derive(Default)]
-struct Line([AtomicU64; 8]);
+struct Line([AtomicU8; LINE_BLOCKS]);
+
+impl Default for Line {
+    fn default() -> Self {
+        Line(std::array::from_fn(|_| AtomicU8::new(0)))
+    }
+}
 
 /// The shape of every batch of one resource.
 #[derive(Clone, Copy, Debug)]
@@ -74,11 +82,14 @@ impl Geometry {
     }
 }
 
-/// One upstream allocation of blocks.
+/// One upstream allocation of blocks: its address and its blocks' live bytes. Cloning
+/// shares the bytes (each shard's view holds a clone: the base address and the pointer to
+/// the bytes side by side, one load away from the byte).
+#[derive(Clone)]
 pub(super) struct Batch {
     /// Address of block 0.
     pub base: usize,
-    live: Box<[Line]>,
+    live: Arc<[Line]>,
 }
 
 impl std::fmt::Debug for Batch {
@@ -92,35 +103,33 @@ impl Batch {
     pub fn new(base: usize, blocks: usize) -> Self {
         Batch {
             base,
-            live: (0..blocks.div_ceil(LINE_BITS))
+            live: (0..blocks.div_ceil(LINE_BLOCKS))
                 .map(|_| Line::default())
                 .collect(),
         }
     }
 
     #[inline(always)]
-    fn word(&self, index: u32) -> (&AtomicU64, u64) {
+    fn byte(&self, index: u32) -> &AtomicU8 {
         let i = index as usize;
-        (
-            &self.live[i / LINE_BITS].0[(i % LINE_BITS) / 64],
-            1 << (i % 64),
-        )
+        &self.live[i / LINE_BLOCKS].0[i % LINE_BLOCKS]
     }
 
-    /// Marks block `index` live; `false` if it already was. Relaxed: each bit is only
-    /// ever flipped by the one operation that wins it (read-modify-writes of one word are
-    /// totally ordered), and the block itself is handed over under shard locks.
+    /// Marks free block `index`, just popped from a free stack under its shard's lock,
+    /// live: a plain store (see the module docs). Relaxed, as every access to the bytes:
+    /// the blocks themselves change hands under shard locks or through the program's own
+    /// synchronization, which orders the bytes too.
     #[inline(always)]
-    pub fn set_live(&self, index: u32) -> bool {
-        let (w, bit) = self.word(index);
-        w.fetch_or(bit, Ordering::Relaxed) & bit == 0
+    pub fn set_live(&self, index: u32) {
+        let b = self.byte(index);
+        debug_assert_eq!(b.load(Ordering::Relaxed), 0, "a free block was live");
+        b.store(1, Ordering::Relaxed);
     }
 
     /// Marks block `index` free; `false` if it was not live (a double free).
     #[inline(always)]
     pub fn clear_live(&self, index: u32) -> bool {
-        let (w, bit) = self.word(index);
-        w.fetch_and(!bit, Ordering::Relaxed) & bit != 0
+        self.byte(index).swap(0, Ordering::Relaxed) != 0
     }
 
     /// Live blocks of this batch (diagnostics and tests).
@@ -128,8 +137,8 @@ impl Batch {
         self.live
             .iter()
             .flat_map(|l| l.0.iter())
-            .map(|w| w.load(Ordering::Relaxed).count_ones() as usize)
-            .sum()
+            .filter(|b| b.load(Ordering::Relaxed) != 0)
+            .count()
     }
 }
 
@@ -147,7 +156,7 @@ pub(super) enum Lookup {
 /// A shard's copy of the address → batch index (see the module docs).
 #[derive(Default)]
 pub(super) struct View {
-    batches: Vec<Arc<Batch>>,
+    batches: Vec<Batch>,
     /// Page number → up to two batch ids, each plus one (0: none), low half first.
     pages: FastMap<usize, u64>,
 }
@@ -172,7 +181,7 @@ impl View {
     }
 
     /// Adds the batches of `all` it does not know yet (`all` extends what it knows).
-    pub fn catch_up(&mut self, all: &[Arc<Batch>], geo: &Geometry) {
+    pub fn catch_up(&mut self, all: &[Batch], geo: &Geometry) {
         for (id, b) in all.iter().enumerate().skip(self.batches.len()) {
             let tag = id as u64 + 1;
             for page in geo.pages(b.base) {
@@ -230,7 +239,7 @@ mod tests {
         assert_eq!((geo.bytes, geo.shift), (2304, 11));
         // Adjacent and scattered batches, some straddling pages.
         let bases = [0x10_0000, 0x10_0900, 0x10_1200, 0x20_0100, 0x7fff_ff00];
-        let all: Vec<Arc<Batch>> = bases.iter().map(|&b| Arc::new(Batch::new(b, 3))).collect();
+        let all: Vec<Batch> = bases.iter().map(|&b| Batch::new(b, 3)).collect();
         let mut v = View::default();
         v.catch_up(&all[..2], &geo);
         assert_eq!(v.len(), 2);
@@ -266,7 +275,7 @@ mod tests {
             (3072, 11, Some(10))
         );
         assert_eq!(Geometry::new(768, 3).block_shift, None);
-        let all = [Arc::new(Batch::new(0x40_0400, 3))];
+        let all = [Batch::new(0x40_0400, 3)];
         let mut v = View::default();
         v.catch_up(&all, &geo);
         for k in 0..3u32 {
@@ -279,17 +288,17 @@ mod tests {
     }
 
     #[test]
-    fn live_bits_catch_double_transitions() {
-        let b = Batch::new(0x1000, 1000);
+    fn live_bytes_catch_double_frees() {
+        let b = Batch::new(0x1000, 100);
         assert_eq!(b.live.len(), 2);
-        for i in [0, 63, 64, 511, 512, 999] {
-            assert!(b.set_live(i));
-            assert!(!b.set_live(i));
+        for i in [0, 63, 64, 99] {
+            b.set_live(i);
         }
-        assert_eq!(b.live_count(), 6);
-        assert!(b.clear_live(511));
-        assert!(!b.clear_live(511));
+        assert_eq!(b.live_count(), 4);
+        let c = b.clone();
+        assert!(c.clear_live(63));
+        assert!(!b.clear_live(63), "a clone shares the bytes");
         assert!(!b.clear_live(1));
-        assert_eq!(b.live_count(), 5);
+        assert_eq!(b.live_count(), 3);
     }
 }

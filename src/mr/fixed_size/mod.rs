@@ -28,9 +28,10 @@
 //! shard and the shard's slot for S is refreshed, so a foreign S's event covers them.
 //!
 //! # Foreign and double frees
-//! Each batch keeps an atomic bitmap of its live blocks, and each shard a view of the
-//! address → batch index ([`directory`]): deallocation finds the batch and block in O(1)
-//! and clears its bit, which fails exactly when the block is not live. Addresses that no
+//! Each batch keeps one atomic byte per block saying whether it is live, and each shard a
+//! view of the address → batch index ([`directory`]): deallocation finds the batch and
+//! block in O(1) and swaps its byte to zero, which finds it zero exactly when the block is
+//! not live. Addresses that no
 //! batch holds, or that point inside a block, are refused likewise, with messages that say
 //! which.
 //!
@@ -142,7 +143,7 @@ impl Shard {
 #[derive(Debug, Default)]
 struct Batches {
     /// By id: a batch's id is its position.
-    list: Vec<Arc<Batch>>,
+    list: Vec<Batch>,
 }
 
 /// A value alone on its cache line.
@@ -474,7 +475,7 @@ impl FixedSizeMemoryResource {
                     ),
                 });
             }
-            b.list.push(Arc::new(Batch::new(addr, n)));
+            b.list.push(Batch::new(addr, n));
             self.state.batch_count.0.store(id + 1, Ordering::Release);
             sh.view.catch_up(&b.list, &geo);
             id as u32
@@ -494,8 +495,7 @@ impl FixedSizeMemoryResource {
     /// Hands out `b`, just popped from a stack of the locked shard `sh`.
     #[inline(always)]
     fn hand_out(&self, shard: &Shard, sh: &mut ShardInner, b: Block) -> *mut c_void {
-        let fresh = sh.view.batch(b.batch).set_live(b.index);
-        debug_assert!(fresh, "free block {:#x} was live", b.addr);
+        sh.view.batch(b.batch).set_live(b.index);
         sh.free -= 1;
         sh.live += 1;
         shard.publish(sh);

@@ -110,7 +110,7 @@ impl FixedSizeMemoryResource {
             .map_or(0, |s| sh.stacks[s as usize].len())
     }
 
-    /// Live blocks according to the bitmaps.
+    /// Live blocks according to the batches' live bytes.
     fn live_bits(&self) -> usize {
         self.state
             .batches
