@@ -69,7 +69,7 @@ pub const DEFAULT_BLOCK_SIZE: usize = 1 << 20;
 /// Default number of blocks taken from upstream at a time (RMM's): 128.
 pub const DEFAULT_BLOCKS_TO_PREALLOCATE: usize = 128;
 
-/// A free block: its address and where its live bit is.
+/// A free block: its address and where its live byte is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Block {
     addr: usize,

@@ -111,7 +111,7 @@ impl FixedSizeMemoryResource {
     }
 
     /// Live blocks according to the batches' live bytes.
-    fn live_bits(&self) -> usize {
+    fn live_blocks(&self) -> usize {
         self.state
             .batches
             .lock()
@@ -149,7 +149,7 @@ fn a_dry_shard_takes_half_of_another_shards_blocks_of_its_stream_first() {
     on(last, || fs.deallocate(p, 100, Stream::DEFAULT).unwrap());
     assert_eq!(fs.shard_free()[last], 1);
     assert_eq!(fs.free_block_count(), 8);
-    assert_eq!(fs.live_bits(), 0);
+    assert_eq!(fs.live_blocks(), 0);
     drop(fs);
     assert_eq!(up.outstanding(), 0);
 }
@@ -254,10 +254,10 @@ fn foreign_interior_and_double_frees_are_refused_with_what_went_wrong() {
     assert!(m.contains("2000") && m.contains("1024"), "{m}");
     // None of that changed anything.
     assert_eq!(fs.free_block_count(), 2);
-    assert_eq!(fs.live_bits(), 1);
+    assert_eq!(fs.live_blocks(), 1);
     assert_eq!(fs.release().unwrap(), 0, "a block is live");
     fs.deallocate(q, 1000, Stream::DEFAULT).unwrap();
-    assert_eq!(fs.live_bits(), 0);
+    assert_eq!(fs.live_blocks(), 0);
     assert_eq!(fs.release().unwrap(), 3 * 1024);
     drop(fs);
     assert_eq!(up.outstanding(), 0);
@@ -476,7 +476,7 @@ fn gated_model(ops: &[Op], tracked: bool, open_order: &[usize]) {
             fs.pool_size(),
             "after {op:?}"
         );
-        assert_eq!(fs.live_bits(), live.len());
+        assert_eq!(fs.live_blocks(), live.len());
     }
     let _ = done.send(());
     assert!(
@@ -613,7 +613,7 @@ fn stress(threads: usize, shards: usize, steps: usize) {
         fs.deallocate(p as *mut c_void, BS, Stream::DEFAULT)
             .unwrap();
     }
-    assert_eq!(fs.live_bits(), 0);
+    assert_eq!(fs.live_blocks(), 0);
     assert_eq!(fs.free_block_count() * BS, fs.pool_size());
     let size = fs.pool_size();
     assert_eq!(fs.release().unwrap(), size);
@@ -656,7 +656,7 @@ fn concurrent_double_frees_let_exactly_one_through() {
             }
         });
         assert_eq!(wins.into_inner(), ptrs.len());
-        assert_eq!(fs.live_bits(), 0);
+        assert_eq!(fs.live_blocks(), 0);
         assert_eq!(fs.free_block_count() * 256, fs.pool_size());
         let handed: BTreeSet<usize> = (0..fs.free_block_count())
             .map(|_| fs.allocate(256, Stream::DEFAULT).unwrap() as usize)
