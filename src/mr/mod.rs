@@ -24,6 +24,7 @@ mod per_device;
 mod pinned_host;
 mod pool;
 mod prefetch;
+mod ptr_map;
 mod sam_headroom;
 mod statistics;
 mod stream_lifetime;
