@@ -143,6 +143,11 @@ pub(crate) fn stream_key(stream: Stream) -> StreamKey {
     }
 }
 
+/// A raw handle no stream has: the unset value of [`StreamRegistry`]'s one-entry cache. (Not
+/// the per-thread default stream's handle: a first lookup of that stream would then hit the
+/// empty cache and get slot 0 before any slot exists.)
+const NO_STREAM: usize = usize::MAX;
+
 /// One stream a resource has seen.
 #[derive(Debug)]
 pub(crate) struct StreamSlot {
@@ -168,7 +173,7 @@ pub(crate) struct StreamRegistry {
     slots: Vec<StreamSlot>,
     /// The raw handle last looked up and its slot: consecutive operations mostly use one
     /// stream, which then costs a compare instead of a hash lookup. Never the per-thread
-    /// stream (its slot depends on the calling thread); starts as that value, so unset.
+    /// stream (its slot depends on the calling thread); [`NO_STREAM`] when unset.
     last_raw: usize,
     last_slot: u32,
     /// Slots of forgotten streams, empty and reused for the next new stream (so a program
@@ -193,7 +198,7 @@ impl StreamRegistry {
             device,
             index: FastMap::default(),
             slots: Vec::new(),
-            last_raw: Stream::PER_THREAD.0,
+            last_raw: NO_STREAM,
             last_slot: 0,
             recycled: Vec::new(),
         }
@@ -428,7 +433,7 @@ impl StreamRegistry {
         debug_assert!(key != stream_key(Stream::DEFAULT));
         self.index.remove(&key);
         if self.last_slot == i {
-            self.last_raw = Stream::PER_THREAD.0;
+            self.last_raw = NO_STREAM;
         }
         self.slots[i as usize].stream = Stream::PER_THREAD;
         self.slots[i as usize].key = StreamKey {
@@ -512,6 +517,18 @@ mod tests {
             }
         });
         crate::runtime::runtime().expect("a runtime for tests (RMM_RUNTIME)")
+    }
+
+    #[test]
+    fn a_per_thread_stream_first_gets_a_new_slot() {
+        // Regression: the one-entry cache once started out holding the per-thread stream's
+        // handle, so a registry whose first stream was the per-thread one answered slot 0,
+        // not yet created (found by the C ABI fuzzer through a fresh fixed-size shard).
+        let mut r = StreamRegistry::new(rt(), 0);
+        assert_eq!(r.slot(Stream::PER_THREAD), (0, true));
+        assert_eq!(r.slot(Stream::PER_THREAD), (0, false));
+        assert_eq!(r.slot(Stream::DEFAULT), (1, true));
+        assert_eq!(r.slot(Stream::PER_THREAD), (0, false));
     }
 
     #[test]
