@@ -92,14 +92,15 @@ classify() {
   local u
   # Deliberate: out-of-memory answers to absurd sizes, and prefetches of memory that is not
   # managed (cudaMemPrefetchAsync answers cudaErrorInvalidValue; RMM's prefetch ignores it
-  # too), each with the cudaGetLastError that clears it.
-  d="$(grep -cE '^========= Program hit (cudaErrorMemoryAllocation|cudaErrorInvalidValue .* cudaMemPrefetchAsync)' "$log")"
+  # too), and device attributes asked with a bad device or attribute number (tests of
+  # rmm_device_get_attribute's errors), each with the cudaGetLastError that clears it.
+  d="$(grep -cE '^========= Program hit (cudaErrorMemoryAllocation|cudaErrorInvalidValue .* cudaMemPrefetchAsync|cudaErrorInvalid(Value|Device) .* cudaDeviceGetAttribute)' "$log")"
   l="$(grep -cE '^========= Leaked [0-9]+ bytes' "$log")"
   # initcheck: a cudaMemcpy whose source was never written (tests copy fresh buffers, which
   # RMM's containers allow): counted apart, as "unwritten copies".
   u="$(grep -cE '^=========     Uninitialized access .* on access by cudaMemcpy source' "$log")"
   e="$(grep -E '^========= [^ ]' "$log" |
-    grep -vE 'COMPUTE-SANITIZER|ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY|Program hit cudaErrorMemoryAllocation|Program hit cudaErrorInvalidValue .* (cudaMemPrefetchAsync|cudaGetLastError)|Leaked [0-9]+ bytes|Target application returned|Target application terminated before first instrumented API call|This can take a while|Saved host backtrace|Host Frame|Device Frame|Error: process didn|No CUDA-capable|^========= *$' |
+    grep -vE 'COMPUTE-SANITIZER|ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY|Program hit cudaErrorMemoryAllocation|Program hit cudaErrorInvalid(Value|Device) .* (cudaMemPrefetchAsync|cudaDeviceGetAttribute|cudaGetLastError)|Leaked [0-9]+ bytes|Target application returned|Target application terminated before first instrumented API call|This can take a while|Saved host backtrace|Host Frame|Device Frame|Error: process didn|No CUDA-capable|^========= *$' |
     grep -cE 'Invalid|Race|[Hh]azard|Uninitialized|Barrier|Misaligned|Out-of-range|Program hit|Malloc|Free|Illegal|Unspecified|[Ee]rror')"
   e=$((e > u ? e - u : 0))
   unwritten=$((unwritten + u))
