@@ -787,16 +787,9 @@ impl PoolMemoryResource {
     /// Bytes free in the pool (taken from upstream and not allocated). Memory in a
     /// shard's slabs that is not allocated counts as free.
     pub fn bytes_free(&self) -> usize {
-        let (mut global, mut slabs_free) = (0, 0);
-        let mut first = true;
-        self.each_structure(|i| {
-            if std::mem::take(&mut first) {
-                global = i.bytes_free;
-            } else {
-                slabs_free += i.bytes_free;
-            }
-        });
-        global + slabs_free
+        let mut n = 0;
+        self.each_structure(|i| n += i.bytes_free);
+        n
     }
 
     /// `1 - largest_free_block / bytes_free`, or 0 when nothing is free: 0 means all free
