@@ -33,6 +33,7 @@ mod system;
 #[cfg(test)]
 mod tests;
 mod thread_safe;
+mod thread_slot;
 mod tracking;
 
 use std::any::Any;

@@ -37,6 +37,7 @@ use parking_lot::Mutex;
 use super::ptr_map::PtrMap;
 use super::stream_lifetime::{self, StreamState};
 use super::stream_ordered::{thread_number, PerStreamLists, StreamRegistry};
+use super::thread_slot::{on_thread_exit, thread_slot, ThreadExit};
 use super::{current_device_or_unknown, DeviceMemoryResource, SharedResource};
 use super::{ALLOCATION_ALIGNMENT, ALLOCATION_ALIGNMENT as ALIGN};
 use crate::error::{Error, Result};
@@ -113,6 +114,9 @@ enum State {
     Slab,
     /// Slot in the slab's free-slot list.
     Vacant,
+    /// Held by a thread's front cache (see [`front`]): free or handed out again, which only
+    /// the front knows. Allocated as far as this structure is concerned.
+    Cached,
 }
 
 /// One block of pool memory (free or in use), or a vacant slab slot.
@@ -127,6 +131,8 @@ struct Block {
     /// Stream slot the block is free on (or was allocated on).
     stream: u32,
     state: State,
+    /// The front holding the block, when `Cached`.
+    front: u16,
 }
 
 /// One stream's TLSF index.
@@ -186,6 +192,19 @@ struct Chunk {
     size: usize,
     /// Descriptor of the lowest block; stable because merges keep the lower descriptor.
     first: u32,
+}
+
+/// What a structure did with a free (see [`Inner::free_if_owned`]).
+#[derive(Debug)]
+enum Owned {
+    /// Not a live allocation here.
+    No,
+    /// Freed into the lists.
+    Freed,
+    /// Held by front `.0`, which decides.
+    Cached(u16),
+    /// Marked `Cached` for the adopting front, which must now keep it (or give it back).
+    Adopted { block: u32, size: usize },
 }
 
 #[derive(Debug)]
@@ -362,6 +381,7 @@ impl Inner {
                 next_free: NIL,
                 stream: s,
                 state: State::Free,
+                front: 0,
             });
             // Into the dummy when `i` was last in its chunk.
             self.blk_mut(b.next_phys).prev_phys = j;
@@ -477,12 +497,87 @@ impl Shards {
 /// takes another slab; when the global pool cannot grow, the request falls back to the
 /// global pool after the shards' entirely free slabs are returned to it. Single-threaded
 /// programs never shard.
+///
+/// In front of all of it, each thread has a front cache of the blocks up to 1 MiB it freed
+/// on its stream (see [`front`]): its next requests on that stream take them back without
+/// touching the pool's locks or lists.
 pub struct PoolMemoryResource {
     upstream: SharedResource,
     maximum: Option<usize>,
-    /// The global pool. Shared (weakly) with [`stream_lifetime`].
-    inner: Arc<Mutex<Inner>>,
+    core: Arc<Core>,
+}
+
+/// The structures of a pool, shared (weakly) with [`stream_lifetime`] and with the
+/// thread-exit hooks of the threads that used its fronts.
+struct Core {
+    /// The global pool.
+    inner: Mutex<Inner>,
     shards: Shards,
+    fronts: front::Fronts,
+}
+
+impl Core {
+    /// The structure a front entry's `owner` names.
+    fn structure(&self, owner: u32) -> &Mutex<Inner> {
+        if owner == 0 {
+            &self.inner
+        } else {
+            self.shards.list[owner as usize - 1]
+                .get()
+                .expect("a front holds a block of a shard that exists")
+        }
+    }
+
+    /// Frees blocks that left fronts into their structures.
+    fn give_back(&self, blocks: &[front::Returned]) {
+        for r in blocks {
+            self.structure(r.owner).lock().free_cached(r);
+        }
+    }
+
+    /// Empties the fronts (those caching for `only` when given) into their structures.
+    fn flush_fronts(&self, only: Option<Stream>) {
+        let only = only.map(front::norm);
+        let mut out = Vec::new();
+        for cell in self.fronts.all() {
+            let mut f = cell.lock();
+            if f.cached_count > 0 && (only.is_none() || f.stream == only) {
+                f.drain(&mut out);
+            }
+            if only.is_some() && f.stream == only {
+                f.stream = None;
+            }
+        }
+        self.give_back(&out);
+    }
+}
+
+impl StreamState for Core {
+    fn forget_stream(&self, stream: Stream) -> Result<()> {
+        // Fronts first: their blocks go back as freed on `stream`, which the structures
+        // then order after its work like the rest of its memory.
+        self.flush_fronts(Some(stream));
+        self.inner.lock().forget(stream)?;
+        for (_, shard) in self.shards.made() {
+            shard.lock().forget(stream)?;
+        }
+        Ok(())
+    }
+}
+
+impl ThreadExit for Core {
+    fn thread_exited(&self, slot: usize) {
+        let mut out = Vec::new();
+        {
+            let mut f = self.fronts.of(slot).lock();
+            if f.owner == slot {
+                f.drain(&mut out);
+                f.owner = front::UNCLAIMED;
+                f.stream = None;
+            }
+        }
+        self.give_back(&out);
+    }
 }
 
 impl PerStreamLists for Inner {
@@ -504,12 +599,6 @@ impl PerStreamLists for Inner {
     }
 }
 
-impl StreamState for Mutex<Inner> {
-    fn forget_stream(&self, stream: Stream) -> Result<()> {
-        self.lock().forget(stream)
-    }
-}
-
 impl Inner {
     fn new(rt: &'static dyn crate::runtime::Runtime, device: crate::runtime::DeviceId) -> Self {
         Inner {
@@ -524,6 +613,7 @@ impl Inner {
                     next_free: NIL,
                     stream: u32::MAX,
                     state: State::Vacant,
+                    front: 0,
                 });
                 v
             },
@@ -550,6 +640,7 @@ impl Inner {
             next_free: NIL,
             stream: s,
             state: State::Free,
+            front: 0,
         });
         self.chunks.push(Chunk {
             addr,
@@ -600,8 +691,10 @@ impl Inner {
     }
 
     /// Frees `ptr` (of `bytes`) on `stream` if this structure owns it as a caller's
-    /// allocation (or, with `slab`, as a shard's slab): `Ok(false)` when it does not; a
-    /// wrong size is an error and changes nothing.
+    /// allocation (or, with `slab`, as a shard's slab). With `adopt`, a block small enough
+    /// for a front is marked `Cached` for that front instead of freed. A block already held
+    /// by a front is left alone and its front named. A wrong size is an error and changes
+    /// nothing.
     #[inline]
     fn free_if_owned(
         &mut self,
@@ -609,28 +702,55 @@ impl Inner {
         bytes: usize,
         stream: Stream,
         slab: bool,
-    ) -> Result<bool> {
-        // One hash lookup: remove first, put back on the (rare) mismatch.
-        let Some(i) = self.live.remove(ptr as usize) else {
-            return Ok(false);
+        adopt: Option<u16>,
+    ) -> Result<Owned> {
+        let Some(i) = self.live.get(ptr as usize) else {
+            return Ok(Owned::No);
         };
-        if (self.blk(i).state == State::Slab) != slab {
-            self.live.insert(ptr as usize, i);
-            return Ok(false);
+        let b = *self.blk(i);
+        if b.state == State::Cached {
+            return Ok(if slab {
+                Owned::No
+            } else {
+                Owned::Cached(b.front)
+            });
         }
-        let size = self.blk(i).size;
-        if round_up(bytes) != Some(size) {
-            self.live.insert(ptr as usize, i);
+        if (b.state == State::Slab) != slab {
+            return Ok(Owned::No);
+        }
+        if round_up(bytes) != Some(b.size) {
             return Err(Error::invalid(format!(
                 "{NAME}: cannot free {ptr:p} with bytes = {bytes}: it was allocated with \
-                 {size} bytes (rounded to {ALIGN})"
+                 {} bytes (rounded to {ALIGN})",
+                b.size
             )));
         }
+        if let Some(f) = adopt.filter(|_| b.size <= front::FRONT_MAX) {
+            let bm = self.blk_mut(i);
+            bm.state = State::Cached;
+            bm.front = f;
+            return Ok(Owned::Adopted {
+                block: i,
+                size: b.size,
+            });
+        }
+        self.live.remove(ptr as usize);
         let s = self.slot(stream);
         self.free_insert(i, s);
         // A foreign stream's event is recorded now; nothing for a tracked stream.
         self.streams.refresh(s);
-        Ok(true)
+        Ok(Owned::Freed)
+    }
+
+    /// Frees a block a front let go of (`Cached` here) on `stream`.
+    fn free_cached(&mut self, r: &front::Returned) {
+        debug_assert_eq!(self.live.get(r.addr), Some(r.block));
+        debug_assert_eq!(self.blk(r.block).state, State::Cached);
+        self.live.remove(r.addr);
+        self.blk_mut(r.block).state = State::Used;
+        let s = self.slot(r.stream);
+        self.free_insert(r.block, s);
+        self.streams.refresh(s);
     }
 
     /// Takes every entirely free chunk out, each to be given back in stream order on the
@@ -723,15 +843,18 @@ impl PoolMemoryResource {
         let pool = PoolMemoryResource {
             upstream,
             maximum: maximum_pool_size,
-            inner: Arc::new(Mutex::new(Inner::new(rt, device))),
-            shards: Shards::new(),
+            core: Arc::new(Core {
+                inner: Mutex::new(Inner::new(rt, device)),
+                shards: Shards::new(),
+                fronts: front::Fronts::new(),
+            }),
         };
         if initial_pool_size > 0 {
-            let mut inner = pool.inner.lock();
+            let mut inner = pool.core.inner.lock();
             let s = inner.slot(Stream::DEFAULT);
             pool.add_chunk(&mut inner, initial_pool_size, Stream::DEFAULT, s)?;
         }
-        stream_lifetime::register(Arc::downgrade(&pool.inner) as _);
+        stream_lifetime::register(Arc::downgrade(&pool.core) as _);
         Ok(pool)
     }
 
@@ -739,12 +862,12 @@ impl PoolMemoryResource {
     /// stays there until freed and released). Pools shard by themselves when their lock is
     /// contended; this is for tests and for programs that know they are multi-threaded.
     pub fn set_sharded(&self, on: bool) {
-        self.shards.active.store(on, Ordering::Relaxed);
+        self.core.shards.active.store(on, Ordering::Relaxed);
     }
 
     /// Whether per-thread shards are on (see the type's docs).
     pub fn is_sharded(&self) -> bool {
-        self.shards.active()
+        self.core.shards.active()
     }
 
     /// The upstream resource.
@@ -754,7 +877,7 @@ impl PoolMemoryResource {
 
     /// Bytes currently taken from upstream.
     pub fn pool_size(&self) -> usize {
-        self.inner.lock().pool_size
+        self.core.inner.lock().pool_size
     }
 
     /// The maximum pool size, if any.
@@ -762,10 +885,12 @@ impl PoolMemoryResource {
         self.maximum
     }
 
-    /// `f` over the global pool and every shard, each locked in turn.
+    /// `f` over the global pool and every shard, each locked in turn, after the fronts
+    /// were emptied into them (so cached blocks count as free blocks).
     fn each_structure(&self, mut f: impl FnMut(&Inner)) {
-        f(&self.inner.lock());
-        for (_, shard) in self.shards.made() {
+        self.core.flush_fronts(None);
+        f(&self.core.inner.lock());
+        for (_, shard) in self.core.shards.made() {
             f(&shard.lock());
         }
     }
@@ -808,8 +933,9 @@ impl PoolMemoryResource {
     /// order on the stream its first block was freed on (after waiting for the streams that
     /// freed its other blocks). Returns the bytes released to upstream.
     pub fn release(&self) -> Result<usize> {
+        self.core.flush_fronts(None);
         let shards = self.reclaim_slabs();
-        let mut inner = self.inner.lock();
+        let mut inner = self.core.inner.lock();
         let upstream = &self.upstream;
         let released = inner.release_free_chunks(|addr, size, stream| {
             crate::counters::upstream_free();
@@ -824,14 +950,14 @@ impl PoolMemoryResource {
     /// Gives every shard's entirely free slabs back to the global pool.
     fn reclaim_slabs(&self) -> Result<()> {
         let mut first_err = None;
-        for (_, shard) in self.shards.made() {
+        for (_, shard) in self.core.shards.made() {
             let mut sh = shard.lock();
             // Lock order: a shard, then the global pool (never the other way round).
             let r = sh.release_free_chunks(|addr, size, stream| {
-                let mut g = self.inner.lock();
-                match g.free_if_owned(addr as *mut c_void, size, stream, true) {
-                    Ok(true) => Ok(()),
-                    Ok(false) => Err(Error::invalid(format!(
+                let mut g = self.core.inner.lock();
+                match g.free_if_owned(addr as *mut c_void, size, stream, true, None) {
+                    Ok(Owned::Freed) => Ok(()),
+                    Ok(_) => Err(Error::invalid(format!(
                         "{NAME}: internal error: slab {addr:#x} ({size} bytes) is not \
                          allocated in the global pool (please report this as a bug)"
                     ))),
@@ -854,41 +980,37 @@ impl PoolMemoryResource {
     /// Destroying a stream through the library (`rmm_stream_destroy`,
     /// [`stream_destroyed`](super::stream_destroyed)) does this for every live pool.
     pub fn forget_stream(&self, stream: Stream) -> Result<()> {
-        self.inner.lock().forget(stream)?;
-        for (_, shard) in self.shards.made() {
-            shard.lock().forget(stream)?;
-        }
+        self.core.forget_stream(stream)?;
         Ok(())
     }
 
     /// The global lock; counts contention, which turns sharding on.
     #[inline(always)]
     fn lock_global(&self) -> parking_lot::MutexGuard<'_, Inner> {
-        if let Some(g) = self.inner.try_lock() {
+        if let Some(g) = self.core.inner.try_lock() {
             return g;
         }
         self.note_contention();
         crate::counters::bump(crate::counters::Counter::LockWaits);
-        self.inner.lock()
+        self.core.inner.lock()
     }
 
     #[cold]
     fn note_contention(&self) {
-        if self.shards.contended.fetch_add(1, Ordering::Relaxed) + 1 >= CONTENTION_TO_SHARD {
-            self.shards.active.store(true, Ordering::Relaxed);
+        if self.core.shards.contended.fetch_add(1, Ordering::Relaxed) + 1 >= CONTENTION_TO_SHARD {
+            self.core.shards.active.store(true, Ordering::Relaxed);
         }
     }
 
     /// The calling thread's shard, made on first use.
     fn my_shard(&self) -> &Arc<Mutex<Inner>> {
-        self.shards.list[self.shards.mine()].get_or_init(|| {
+        self.core.shards.list[self.core.shards.mine()].get_or_init(|| {
             let (rt, device) = {
-                let g = self.inner.lock();
+                let g = self.core.inner.lock();
                 (g.streams.runtime(), g.streams.device())
             };
-            let shard = Arc::new(Mutex::new(Inner::new(rt, device)));
-            stream_lifetime::register(Arc::downgrade(&shard) as _);
-            shard
+            // The pool's `Core` makes shards forget destroyed streams.
+            Arc::new(Mutex::new(Inner::new(rt, device)))
         })
     }
 
@@ -935,7 +1057,8 @@ impl PoolMemoryResource {
     }
 
     /// The global pool's allocation path when stream slot `s` has no fitting block: take
-    /// another stream's free memory (ordered after it), then grow.
+    /// another stream's free memory (ordered after it), then grow when `grow` allows
+    /// (`None` when it would have to and may not).
     #[cold]
     #[inline(never)]
     fn allocate_slow(
@@ -944,9 +1067,13 @@ impl PoolMemoryResource {
         rounded: usize,
         stream: Stream,
         s: u32,
-    ) -> Result<*mut c_void> {
+        grow: bool,
+    ) -> Result<Option<*mut c_void>> {
         if let Some(p) = inner.steal(rounded, s)? {
-            return Ok(p);
+            return Ok(Some(p));
+        }
+        if !grow {
+            return Ok(None);
         }
         // Grow (every other stream's free memory is already here, or could not have made
         // a fitting block).
@@ -956,23 +1083,32 @@ impl PoolMemoryResource {
         let i = inner
             .find(s, rounded)
             .expect("the pool just grew by at least the request");
-        Ok(inner.take(i, rounded, s))
+        Ok(Some(inner.take(i, rounded, s)))
     }
 
     /// Allocates `rounded` bytes from the global pool on `stream` (for a shard's slab with
-    /// `slab`).
-    fn allocate_global(&self, rounded: usize, stream: Stream, slab: bool) -> Result<*mut c_void> {
+    /// `slab`); `None` when the pool would have to grow and `grow` is false.
+    fn allocate_global(
+        &self,
+        rounded: usize,
+        stream: Stream,
+        slab: bool,
+        grow: bool,
+    ) -> Result<Option<*mut c_void>> {
         let mut inner = self.lock_global();
         let s = inner.slot(stream);
         let p = match inner.find(s, rounded) {
             Some(i) => inner.take(i, rounded, s),
-            None => self.allocate_slow(&mut inner, rounded, stream, s)?,
+            None => match self.allocate_slow(&mut inner, rounded, stream, s, grow)? {
+                Some(p) => p,
+                None => return Ok(None),
+            },
         };
         if slab {
             let i = inner.live.get(p as usize).expect("just allocated");
             inner.blk_mut(i).state = State::Slab;
         }
-        Ok(p)
+        Ok(Some(p))
     }
 
     /// A shard's allocation path when stream slot `s` has no fitting block: another
@@ -986,9 +1122,10 @@ impl PoolMemoryResource {
         rounded: usize,
         stream: Stream,
         s: u32,
-    ) -> Result<*mut c_void> {
+        grow: bool,
+    ) -> Result<Option<*mut c_void>> {
         if let Some(p) = sh.steal(rounded, s)? {
-            return Ok(p);
+            return Ok(Some(p));
         }
         let mut slab = sh.pool_size.clamp(SLAB_MIN, SLAB_MAX);
         if let Some(max) = self.maximum {
@@ -998,8 +1135,13 @@ impl PoolMemoryResource {
         }
         let mut slab = slab.max(rounded);
         let addr = loop {
-            match self.allocate_global(slab, stream, true) {
-                Ok(p) => break p as usize,
+            match self.allocate_global(slab, stream, true, grow) {
+                Ok(Some(p)) => break p as usize,
+                // Without growing, a smaller slab may still be there.
+                Ok(None) if slab > rounded => {
+                    slab = round_up(slab / 2).unwrap_or(rounded).max(rounded);
+                }
+                Ok(None) => return Ok(None),
                 Err(Error::OutOfMemory { .. }) if slab > rounded => {
                     slab = round_up(slab / 2).unwrap_or(rounded).max(rounded);
                 }
@@ -1012,7 +1154,7 @@ impl PoolMemoryResource {
         let i = sh
             .find(s, rounded)
             .expect("the shard just took a slab of at least the request");
-        Ok(sh.take(i, rounded, s))
+        Ok(Some(sh.take(i, rounded, s)))
     }
 
     /// Grows the pool by at least `bytes` (already aligned), RMM's rule: with a maximum,
@@ -1046,13 +1188,18 @@ impl PoolMemoryResource {
 
     /// The allocation path of a sharded pool for a small request.
     #[inline]
-    fn allocate_sharded(&self, rounded: usize, stream: Stream) -> Result<*mut c_void> {
+    fn allocate_sharded(
+        &self,
+        rounded: usize,
+        stream: Stream,
+        grow: bool,
+    ) -> Result<Option<*mut c_void>> {
         let mut sh = crate::counters::lock(self.my_shard());
         let s = sh.slot(stream);
         if let Some(i) = sh.find(s, rounded) {
-            return Ok(sh.take(i, rounded, s));
+            return Ok(Some(sh.take(i, rounded, s)));
         }
-        match self.shard_slow(&mut sh, rounded, stream, s) {
+        match self.shard_slow(&mut sh, rounded, stream, s, grow) {
             Err(Error::OutOfMemory { .. }) => {}
             r => return r,
         }
@@ -1060,50 +1207,189 @@ impl PoolMemoryResource {
         // The global pool could not give a slab: return the shards' free slabs to it and
         // serve this request there.
         self.reclaim_slabs()?;
-        self.allocate_global(rounded, stream, false)
+        self.allocate_global(rounded, stream, false, grow)
     }
 
-    /// Frees `ptr` in a sharded pool: the calling thread's shard, the global pool, then
-    /// the other shards.
+    /// Allocates from the pool's structures (the thread's shard or the global pool);
+    /// `None` when that needs growth and `grow` is false.
+    #[inline]
+    fn allocate_structures(
+        &self,
+        rounded: usize,
+        stream: Stream,
+        grow: bool,
+    ) -> Result<Option<*mut c_void>> {
+        if rounded <= SHARD_MAX && self.core.shards.active() {
+            self.allocate_sharded(rounded, stream, grow)
+        } else {
+            self.allocate_global(rounded, stream, false, grow)
+        }
+    }
+
+    /// Frees `ptr` into the structure that owns it: the calling thread's shard, the global
+    /// pool, then the other shards (only the global pool while nothing was sharded). A
+    /// block small enough is adopted by front `adopt` instead. Returns what happened and
+    /// the structure that answered (0 global, k + 1 shard k).
+    #[inline]
+    fn free_structures(
+        &self,
+        ptr: *mut c_void,
+        bytes: usize,
+        stream: Stream,
+        adopt: Option<u16>,
+    ) -> Result<(Owned, u32)> {
+        if !(self.core.shards.active() || self.any_shard()) {
+            let done = self
+                .lock_global()
+                .free_if_owned(ptr, bytes, stream, false, adopt)?;
+            return Ok((done, 0));
+        }
+        let mine = self.core.shards.mine();
+        if let Some(shard) = self.core.shards.list[mine].get() {
+            match shard
+                .lock()
+                .free_if_owned(ptr, bytes, stream, false, adopt)?
+            {
+                Owned::No => {}
+                done => return Ok((done, mine as u32 + 1)),
+            }
+        }
+        match self
+            .lock_global()
+            .free_if_owned(ptr, bytes, stream, false, adopt)?
+        {
+            Owned::No => {}
+            done => return Ok((done, 0)),
+        }
+        for (i, shard) in self.core.shards.made() {
+            if i != mine {
+                match shard
+                    .lock()
+                    .free_if_owned(ptr, bytes, stream, false, adopt)?
+                {
+                    Owned::No => {}
+                    done => return Ok((done, i as u32 + 1)),
+                }
+            }
+        }
+        Ok((Owned::No, 0))
+    }
+
+    /// The slow free path: the pool's structures, and the fronts holding blocks the
+    /// caller's front does not.
     #[cold]
     #[inline(never)]
-    fn deallocate_sharded(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<bool> {
-        let mine = self.shards.mine();
-        if let Some(shard) = self.shards.list[mine].get() {
-            if shard.lock().free_if_owned(ptr, bytes, stream, false)? {
-                return Ok(true);
+    fn deallocate_slow(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
+        let me = thread_slot();
+        let adopt = self.claim_front(me, bytes, stream);
+        let (done, owner) = self.free_structures(ptr, bytes, stream, adopt)?;
+        match done {
+            Owned::Freed => Ok(()),
+            Owned::No => Err(Error::invalid(format!(
+                "{NAME}: cannot free {ptr:p} ({bytes} bytes): it was not allocated by this \
+                 pool or was already freed"
+            ))),
+            Owned::Adopted { block, size } => {
+                let f = adopt.expect("adopted for this front") as usize;
+                let kept = {
+                    let mut g = self.core.fronts.of(f).lock();
+                    // The front may have filled up (or been emptied) since it was asked.
+                    g.owner == me && g.adopt(ptr as usize, size, block, owner, front::norm(stream))
+                };
+                if !kept {
+                    self.core.give_back(&[front::Returned {
+                        addr: ptr as usize,
+                        block,
+                        owner,
+                        stream,
+                    }]);
+                }
+                Ok(())
+            }
+            Owned::Cached(f) => {
+                // Held by front `f` (handed out by it, or freed already).
+                let freed = {
+                    let mut g = self.core.fronts.of(f as usize).lock();
+                    let keep = g.owner == me;
+                    g.free(ptr as usize, bytes, front::norm(stream), keep)?
+                };
+                match freed {
+                    front::Freed::Kept => Ok(()),
+                    front::Freed::Return(r) => {
+                        self.core.give_back(&[r]);
+                        Ok(())
+                    }
+                    front::Freed::NotHere => Err(Error::invalid(format!(
+                        "{NAME}: cannot free {ptr:p} ({bytes} bytes): it was already freed"
+                    ))),
+                }
             }
         }
-        if self
-            .lock_global()
-            .free_if_owned(ptr, bytes, stream, false)?
-        {
-            return Ok(true);
+    }
+
+    /// The front of thread slot `me` when it should keep a block of `bytes` freed on
+    /// `stream`: claims an unclaimed front, and switches a front to `stream` after enough
+    /// frees on it (tracked streams only).
+    fn claim_front(&self, me: usize, bytes: usize, stream: Stream) -> Option<u16> {
+        let stream = front::norm(stream);
+        if me == super::thread_slot::NO_SLOT {
+            return None;
         }
-        for (i, shard) in self.shards.made() {
-            if i != mine && shard.lock().free_if_owned(ptr, bytes, stream, false)? {
-                return Ok(true);
+        let size = round_up(bytes)?;
+        if size > front::FRONT_MAX {
+            return None;
+        }
+        let cell = self.core.fronts.of(me);
+        let mut out = Vec::new();
+        let keep = {
+            let mut f = cell.lock();
+            if f.owner != me && f.owner != front::UNCLAIMED {
+                return None;
             }
-        }
-        Ok(false)
+            if f.stream != Some(stream) {
+                f.misses = f.misses.saturating_add(1);
+            }
+            if front::should_retarget(&f, stream) && f.declined != Some(stream) {
+                if !stream_lifetime::is_tracked(stream) {
+                    f.declined = Some(stream);
+                } else {
+                    if f.owner == front::UNCLAIMED {
+                        f.owner = me;
+                        on_thread_exit(Arc::downgrade(&self.core) as _);
+                    }
+                    f.drain(&mut out);
+                    f.stream = Some(stream);
+                    f.misses = 0;
+                }
+            }
+            f.owner == me && f.would_keep(size, stream)
+        };
+        self.core.give_back(&out);
+        keep.then_some((me & (self.core.fronts.len() - 1)) as u16)
+    }
+
+    /// Bytes held free in the fronts (without emptying them).
+    #[cfg(test)]
+    fn front_cached(&self) -> usize {
+        self.core.fronts.all().map(|c| c.lock().cached_bytes).sum()
     }
 
     /// Whether any shard was made (memory may then live in shards even if sharding was
     /// turned off since).
     fn any_shard(&self) -> bool {
-        self.shards.made().next().is_some()
+        self.core.shards.made().next().is_some()
     }
 }
 
 impl std::fmt::Debug for PoolMemoryResource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let size = self.inner.try_lock().map(|i| i.pool_size);
+        let size = self.core.inner.try_lock().map(|i| i.pool_size);
         write!(
             f,
             "{NAME}(upstream: {}, pool_size: {size:?}, maximum: {:?}, sharded: {})",
             self.upstream.name(),
             self.maximum,
-            self.shards.active()
+            self.core.shards.active()
         )
     }
 }
@@ -1114,32 +1400,49 @@ impl DeviceMemoryResource for PoolMemoryResource {
             return Ok(std::ptr::null_mut());
         }
         let Some(rounded) = round_up(bytes) else {
-            let inner = self.inner.lock();
+            let inner = self.core.inner.lock();
             return Err(self.oom(&inner, bytes, "request too large"));
         };
-        if rounded <= SHARD_MAX && self.shards.active() {
-            return self.allocate_sharded(rounded, stream);
+        if rounded <= front::FRONT_MAX {
+            let me = thread_slot();
+            let mut f = self.core.fronts.of(me).lock();
+            if f.owner == me && f.stream == Some(front::norm(stream)) {
+                if let Some(p) = f.take(rounded) {
+                    return Ok(p as *mut c_void);
+                }
+            }
         }
-        self.allocate_global(rounded, stream, false)
+        if let Some(p) = self.allocate_structures(rounded, stream, false)? {
+            return Ok(p);
+        }
+        // The pool would have to grow: first give it what the fronts hold.
+        self.core.flush_fronts(None);
+        Ok(self
+            .allocate_structures(rounded, stream, true)?
+            .expect("growth allowed"))
     }
 
     fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
         if ptr.is_null() {
             return Ok(());
         }
-        let found = if self.shards.active() || self.any_shard() {
-            self.deallocate_sharded(ptr, bytes, stream)?
-        } else {
-            self.lock_global()
-                .free_if_owned(ptr, bytes, stream, false)?
+        let me = thread_slot();
+        let freed = {
+            let mut f = self.core.fronts.of(me).lock();
+            if f.owner == me {
+                f.free(ptr as usize, bytes, front::norm(stream), true)?
+            } else {
+                front::Freed::NotHere
+            }
         };
-        if found {
-            return Ok(());
+        match freed {
+            front::Freed::Kept => Ok(()),
+            front::Freed::Return(r) => {
+                self.core.give_back(&[r]);
+                Ok(())
+            }
+            front::Freed::NotHere => self.deallocate_slow(ptr, bytes, stream),
         }
-        Err(Error::invalid(format!(
-            "{NAME}: cannot free {ptr:p} ({bytes} bytes): it was not allocated by this \
-             pool or was already freed"
-        )))
     }
 
     fn name(&self) -> &'static str {
@@ -1160,16 +1463,18 @@ impl Drop for PoolMemoryResource {
         if crate::runtime::process_is_exiting() {
             return;
         }
+        // Cached blocks are free: not to be counted as the user's live allocations.
+        self.core.flush_fronts(None);
         // Slabs are live allocations of the global pool: they go back to upstream with its
         // chunks. The shards' own live allocations are the user's.
         let (mut live, mut slabs) = (0, 0);
-        for (_, shard) in self.shards.made() {
+        for (_, shard) in self.core.shards.made() {
             let sh = shard.lock();
             live += sh.live.len();
             slabs += sh.chunks.len();
         }
         // `stream_lifetime` may hold the state for a moment: lock rather than `get_mut`.
-        let mut inner = self.inner.lock();
+        let mut inner = self.core.inner.lock();
         live += inner.live.len().saturating_sub(slabs);
         if live > 0 {
             log::warn!(
@@ -1186,5 +1491,8 @@ impl Drop for PoolMemoryResource {
     }
 }
 
+mod front;
+#[cfg(test)]
+mod front_tests;
 #[cfg(test)]
 mod tests;
