@@ -1281,8 +1281,29 @@ impl PoolMemoryResource {
     #[inline(never)]
     fn deallocate_slow(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
         let me = thread_slot();
-        let adopt = self.claim_front(me, bytes, stream);
+        let adopt = self.claim_front(me, bytes, stream, false);
         let (done, owner) = self.free_structures(ptr, bytes, stream, adopt)?;
+        let r = self.finish_free(ptr, bytes, stream, me, adopt, done, owner);
+        if r.is_ok() {
+            // Only a good free may claim or switch the thread's front: bad input changes
+            // nothing.
+            self.claim_front(me, bytes, stream, true);
+        }
+        r
+    }
+
+    /// The rest of [`Self::deallocate_slow`] once a structure has answered.
+    #[allow(clippy::too_many_arguments)]
+    fn finish_free(
+        &self,
+        ptr: *mut c_void,
+        bytes: usize,
+        stream: Stream,
+        me: usize,
+        adopt: Option<u16>,
+        done: Owned,
+        owner: u32,
+    ) -> Result<()> {
         match done {
             Owned::Freed => Ok(()),
             Owned::No => Err(Error::invalid(format!(
@@ -1328,9 +1349,9 @@ impl PoolMemoryResource {
     }
 
     /// The front of thread slot `me` when it should keep a block of `bytes` freed on
-    /// `stream`: claims an unclaimed front, and switches a front to `stream` after enough
-    /// frees on it (tracked streams only).
-    fn claim_front(&self, me: usize, bytes: usize, stream: Stream) -> Option<u16> {
+    /// `stream`. With `update` (after a good free), claims an unclaimed front and switches a
+    /// front to `stream` after enough frees on it (tracked streams only).
+    fn claim_front(&self, me: usize, bytes: usize, stream: Stream, update: bool) -> Option<u16> {
         let stream = front::norm(stream);
         if me == super::thread_slot::NO_SLOT {
             return None;
@@ -1345,6 +1366,10 @@ impl PoolMemoryResource {
             let mut f = cell.lock();
             if f.owner != me && f.owner != front::UNCLAIMED {
                 return None;
+            }
+            if !update {
+                return (f.owner == me && f.would_keep(size, stream))
+                    .then_some((me & (self.core.fronts.len() - 1)) as u16);
             }
             if f.stream != Some(stream) {
                 f.misses = f.misses.saturating_add(1);

@@ -42,9 +42,29 @@ fn destroy(s: Stream) {
     rt().stream_destroy(s).unwrap();
 }
 
+/// Good frees on `stream` by this thread: its front is then claimed for `stream` (a front
+/// changes only after good frees, so the first one is not kept).
+fn warm(pool: &PoolMemoryResource, stream: Stream) {
+    let p = pool.allocate(256, stream).unwrap();
+    pool.deallocate(p, 256, stream).unwrap();
+    let q = pool.allocate(256, stream).unwrap();
+    pool.deallocate(q, 256, stream).unwrap();
+    assert_eq!(
+        pool.front_cached(),
+        256,
+        "the front keeps frees on {stream:?}"
+    );
+    let r = pool.allocate(256, stream).unwrap();
+    assert_eq!(r, q);
+    pool.deallocate(r, 256, stream).unwrap();
+    // Out of the way of what a test measures.
+    pool.bytes_free();
+}
+
 #[test]
 fn a_freed_block_is_reused_from_the_front_and_bad_frees_are_still_refused() {
     let pool = PoolMemoryResource::new(cuda(), 1 << 20, None).unwrap();
+    warm(&pool, Stream::DEFAULT);
     let a = pool.allocate(1000, Stream::DEFAULT).unwrap();
     pool.deallocate(a, 1000, Stream::DEFAULT).unwrap();
     assert_eq!(pool.front_cached(), 1024, "kept by the thread's front");
@@ -87,6 +107,7 @@ fn a_freed_block_is_reused_from_the_front_and_bad_frees_are_still_refused() {
 fn a_block_cached_for_one_stream_never_serves_another() {
     let s = tracked_stream();
     let pool = PoolMemoryResource::new(cuda(), 1 << 20, None).unwrap();
+    warm(&pool, s);
     let a = pool.allocate(4096, s).unwrap();
     pool.deallocate(a, 4096, s).unwrap();
     assert_eq!(pool.front_cached(), 4096);
@@ -126,6 +147,7 @@ fn a_front_is_emptied_when_its_thread_ends() {
     let pool = Arc::new(PoolMemoryResource::new(cuda(), 1 << 20, None).unwrap());
     let p2 = pool.clone();
     std::thread::spawn(move || {
+        warm(&p2, Stream::DEFAULT);
         let a = p2.allocate(8192, Stream::DEFAULT).unwrap();
         p2.deallocate(a, 8192, Stream::DEFAULT).unwrap();
         assert_eq!(p2.front_cached(), 8192);
@@ -139,6 +161,7 @@ fn a_front_is_emptied_when_its_thread_ends() {
 #[test]
 fn blocks_handed_out_by_a_front_may_be_freed_by_another_thread() {
     let pool = Arc::new(PoolMemoryResource::new(cuda(), 1 << 20, None).unwrap());
+    warm(&pool, Stream::DEFAULT);
     let a = pool.allocate(2048, Stream::DEFAULT).unwrap();
     pool.deallocate(a, 2048, Stream::DEFAULT).unwrap();
     let b = pool.allocate(2048, Stream::DEFAULT).unwrap() as usize;
@@ -166,6 +189,7 @@ fn fronts_are_emptied_before_the_pool_grows_or_fails() {
     // A bounded pool whose free memory sits in the front: a request that needs all of it
     // must get it back rather than fail.
     let pool = PoolMemoryResource::new(cuda(), 1 << 20, Some(1 << 20)).unwrap();
+    warm(&pool, Stream::DEFAULT);
     let a = pool.allocate(512 << 10, Stream::DEFAULT).unwrap();
     pool.deallocate(a, 512 << 10, Stream::DEFAULT).unwrap();
     assert_eq!(pool.front_cached(), 512 << 10);
