@@ -31,6 +31,8 @@ mod stream_lifetime;
 mod stream_ordered;
 mod system;
 #[cfg(test)]
+mod test_gate;
+#[cfg(test)]
 mod tests;
 mod thread_safe;
 mod thread_slot;

@@ -7,12 +7,13 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar};
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 use proptest::prelude::*;
 
 use super::*;
+use crate::mr::test_gate::Gate;
 use crate::mr::CudaMemoryResource;
 use crate::runtime::{Runtime, StreamFlags};
 
@@ -328,38 +329,6 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (any::<usize>(), 0..4usize).prop_map(|(pick, shard)| Op::Interior { pick, shard }),
         1 => (1..4usize).prop_map(|stream| Op::Forget { stream }),
     ]
-}
-
-/// A gate holding a stream's work back until opened.
-struct Gate(Arc<(std::sync::Mutex<bool>, Condvar)>);
-
-impl Gate {
-    fn close(stream: Stream) -> Gate {
-        let g = Arc::new((std::sync::Mutex::new(false), Condvar::new()));
-        let w = g.clone();
-        rt().launch_host_func(
-            stream,
-            Box::new(move || {
-                let mut open = w.0.lock().unwrap();
-                while !*open {
-                    open = w.1.wait(open).unwrap();
-                }
-            }),
-        )
-        .unwrap();
-        Gate(g)
-    }
-    fn open(&self) {
-        *self.0 .0.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        self.0 .1.notify_all();
-    }
-}
-
-impl Drop for Gate {
-    /// Never leaves a stream held back, even when a test fails.
-    fn drop(&mut self) {
-        self.open();
-    }
 }
 
 /// Runs `ops` over 4 shards and 4 streams (the default stream and three others, tracked or

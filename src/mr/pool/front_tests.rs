@@ -5,11 +5,12 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar};
+use std::sync::Arc;
 
 use proptest::prelude::*;
 
 use super::*;
+use crate::mr::test_gate::Gate;
 use crate::mr::CudaMemoryResource;
 use crate::runtime::{Runtime, RuntimeKind, StreamFlags};
 
@@ -200,37 +201,6 @@ fn fronts_are_emptied_before_the_pool_grows_or_fails() {
 
 // ---------------------------------------------------------------------------------------
 // Gated model.
-
-/// A gate holding a stream's work back until opened.
-struct Gate(Arc<(std::sync::Mutex<bool>, Condvar)>);
-
-impl Gate {
-    fn close(stream: Stream) -> Gate {
-        let g = Arc::new((std::sync::Mutex::new(false), Condvar::new()));
-        let w = g.clone();
-        rt().launch_host_func(
-            stream,
-            Box::new(move || {
-                let mut open = w.0.lock().unwrap();
-                while !*open {
-                    open = w.1.wait(open).unwrap();
-                }
-            }),
-        )
-        .unwrap();
-        Gate(g)
-    }
-    fn open(&self) {
-        *self.0 .0.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        self.0 .1.notify_all();
-    }
-}
-
-impl Drop for Gate {
-    fn drop(&mut self) {
-        self.open();
-    }
-}
 
 const SIZES: [usize; 6] = [256, 1000, 4096, 5000, 65536, 300_000];
 
