@@ -25,6 +25,39 @@ const NAME: &str = "binning_memory_resource";
 /// `(bin size, resource)`, sorted by size, sizes distinct.
 type Bins = Vec<(usize, SharedResource)>;
 
+/// One generation of bins, with a table that makes routing O(1) for any bin sizes.
+struct Gen {
+    bins: Bins,
+    /// `start[k]`: how many bins are at most `2^(k-1)` bytes (none for `k = 0`). A request
+    /// of `bytes` with `2^(k-1) < bytes <= 2^k` goes past all of those, so its bin is found
+    /// from there, within one power of two (one step for power-of-two bins), instead of
+    /// by a binary search of dependent, mispredicted loads.
+    start: [u32; usize::BITS as usize + 1],
+}
+
+impl Gen {
+    fn new(bins: Bins) -> Self {
+        let mut start = [0u32; usize::BITS as usize + 1];
+        for (k, st) in start.iter_mut().enumerate().skip(1) {
+            let half = 1usize << (k - 1);
+            *st = bins.partition_point(|b| b.0 <= half) as u32;
+        }
+        Gen { bins, start }
+    }
+
+    /// The index of the smallest bin of at least `bytes` (>= 1), or `bins.len()`.
+    #[inline(always)]
+    fn index(&self, bytes: usize) -> usize {
+        // The k with 2^(k-1) < bytes <= 2^k: the bit length of bytes - 1.
+        let k = (usize::BITS - (bytes - 1).leading_zeros()) as usize;
+        let mut i = self.start[k] as usize;
+        while i < self.bins.len() && self.bins[i].0 < bytes {
+            i += 1;
+        }
+        i
+    }
+}
+
 /// Generation `g` of the bins lives in segment `k = log2(g + 1)`, at `g + 1 - 2^k`.
 const SEGMENTS: usize = usize::BITS as usize;
 
@@ -35,7 +68,7 @@ struct Generations {
     /// The newest generation's number.
     current: AtomicUsize,
     /// Segment `k` holds generations `2^k - 1 .. 2^(k+1) - 1`; made when first needed.
-    segments: [OnceLock<Box<[OnceLock<Bins>]>>; SEGMENTS],
+    segments: [OnceLock<Box<[OnceLock<Gen>]>>; SEGMENTS],
     /// Serializes writers.
     writer: Mutex<()>,
 }
@@ -47,12 +80,12 @@ impl Generations {
             segments: [const { OnceLock::new() }; SEGMENTS],
             writer: Mutex::new(()),
         };
-        g.slot(0).get_or_init(Vec::new);
+        g.slot(0).get_or_init(|| Gen::new(Vec::new()));
         g
     }
 
     /// Generation `g`'s place (segments are made on first use).
-    fn slot(&self, g: usize) -> &OnceLock<Bins> {
+    fn slot(&self, g: usize) -> &OnceLock<Gen> {
         let x = g + 1;
         let k = (usize::BITS - 1 - x.leading_zeros()) as usize;
         let segment =
@@ -62,7 +95,7 @@ impl Generations {
 
     /// The current bins: two loads, no write.
     #[inline]
-    fn read(&self) -> &Bins {
+    fn read(&self) -> &Gen {
         let g = self.current.load(Ordering::Acquire);
         let x = g + 1;
         let k = (usize::BITS - 1 - x.leading_zeros()) as usize;
@@ -132,7 +165,7 @@ impl BinningMemoryResource {
         }
         let _writer = self.bins.writer.lock();
         let g = self.bins.current.load(Ordering::Acquire);
-        let mut bins = self.bins.read().clone();
+        let mut bins = self.bins.read().bins.clone();
         let Err(at) = bins.binary_search_by_key(&allocation_size, |b| b.0) else {
             return Ok(());
         };
@@ -145,7 +178,7 @@ impl BinningMemoryResource {
             )?),
         };
         bins.insert(at, (allocation_size, resource));
-        if self.bins.slot(g + 1).set(bins).is_err() {
+        if self.bins.slot(g + 1).set(Gen::new(bins)).is_err() {
             unreachable!("generations are only made under the writer lock");
         }
         self.bins.current.store(g + 1, Ordering::Release);
@@ -159,7 +192,7 @@ impl BinningMemoryResource {
 
     /// The bins, smallest first: `(bin size, resource)`.
     pub fn bins(&self) -> Vec<(usize, SharedResource)> {
-        self.bins.read().clone()
+        self.bins.read().bins.clone()
     }
 
     /// Calls `forget_stream` on every bin (and the upstream) that is a pool or fixed-size
@@ -168,6 +201,7 @@ impl BinningMemoryResource {
         for r in self
             .bins
             .read()
+            .bins
             .iter()
             .map(|b| &b.1)
             .chain(std::iter::once(&self.upstream))
@@ -183,9 +217,8 @@ impl BinningMemoryResource {
 
     /// The resource serving `bytes`: the smallest bin at least that large, else upstream.
     fn route<T>(&self, bytes: usize, f: impl FnOnce(&dyn DeviceMemoryResource) -> T) -> T {
-        let bins = self.bins.read();
-        let i = bins.partition_point(|b| b.0 < bytes);
-        match bins.get(i) {
+        let g = self.bins.read();
+        match g.bins.get(g.index(bytes)) {
             Some((_, r)) => f(&**r),
             None => f(&*self.upstream),
         }
@@ -194,7 +227,7 @@ impl BinningMemoryResource {
 
 impl std::fmt::Debug for BinningMemoryResource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let sizes: Vec<usize> = self.bins.read().iter().map(|b| b.0).collect();
+        let sizes: Vec<usize> = self.bins.read().bins.iter().map(|b| b.0).collect();
         write!(
             f,
             "{NAME}(upstream: {}, bins: {sizes:?})",
@@ -228,5 +261,49 @@ impl DeviceMemoryResource for BinningMemoryResource {
 
     fn upstream(&self) -> Option<SharedResource> {
         Some(self.upstream.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mr::CudaMemoryResource;
+    use proptest::prelude::*;
+
+    fn gen_of(sizes: &[usize]) -> Gen {
+        crate::mr::tests::init();
+        let up: SharedResource = Arc::new(CudaMemoryResource::new().unwrap());
+        let mut sorted = sizes.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        Gen::new(sorted.into_iter().map(|s| (s, up.clone())).collect())
+    }
+
+    proptest! {
+        /// The table's answer is the binary search's, for any bin sizes (powers of two or
+        /// not, adjacent or far apart) and any request, the edges of every power of two
+        /// and every bin size included.
+        #[test]
+        fn routing_table_finds_the_smallest_bin_that_holds_the_request(
+            sizes in proptest::collection::vec(
+                prop_oneof![1usize..4096, (0u32..40).prop_map(|e| 1usize << e),
+                            (1u32..40).prop_map(|e| (1usize << e) + 1)],
+                0..12),
+            extra in proptest::collection::vec(1usize..(1 << 41), 0..32),
+        ) {
+            let g = gen_of(&sizes);
+            let mut asks: Vec<usize> = extra;
+            for b in &g.bins {
+                asks.extend([b.0 - 1, b.0, b.0 + 1]);
+            }
+            for e in 0..usize::BITS - 1 {
+                asks.extend([(1usize << e) - 1, 1usize << e, (1usize << e) + 1]);
+            }
+            asks.push(usize::MAX);
+            for bytes in asks.into_iter().filter(|&b| b > 0) {
+                let want = g.bins.partition_point(|b| b.0 < bytes);
+                prop_assert_eq!(g.index(bytes), want, "bytes = {}", bytes);
+            }
+        }
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::*;
 use crate::runtime::{runtime, MemoryType, Stream};
 
-fn init() -> &'static dyn Runtime {
+pub(crate) fn init() -> &'static dyn Runtime {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         if std::env::var_os("RMM_RUNTIME").is_none() {

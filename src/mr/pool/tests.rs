@@ -270,12 +270,23 @@ fn ptr_map_matches_a_hash_map_through_growth_and_deletions() {
 }
 
 #[test]
-fn size_to_grow_is_rmms_rule() {
+fn size_to_grow_doubles_small_pools_then_grows_by_a_quarter() {
     const K: usize = 1024;
-    // Without a maximum: max(request, pool size).
+    const M: usize = K * K;
+    // Without a maximum, up to GROW_STEP: max(request, pool size), as RMM.
     assert_eq!(size_to_grow(K, 0, None), Some(K));
     assert_eq!(size_to_grow(K, 4 * K, None), Some(4 * K));
     assert_eq!(size_to_grow(8 * K, 4 * K, None), Some(8 * K));
+    assert_eq!(size_to_grow(K, 32 * M, None), Some(32 * M));
+    // Beyond: max(request, GROW_STEP, a quarter of the pool), aligned.
+    assert_eq!(size_to_grow(K, 64 * M, None), Some(32 * M));
+    assert_eq!(size_to_grow(K, 1024 * M, None), Some(256 * M));
+    assert_eq!(size_to_grow(300 * M, 1024 * M, None), Some(300 * M));
+    assert_eq!(size_to_grow(K, 1024 * M + 256, None), Some(256 * M + 256));
+    assert_eq!(
+        size_to_grow(K, usize::MAX & !255, None),
+        Some(round_up(usize::MAX / 4).unwrap())
+    );
     // With one: max(request, room / 2), and nothing when the request exceeds the room.
     assert_eq!(size_to_grow(K, 0, Some(8 * K)), Some(4 * K));
     assert_eq!(size_to_grow(4 * K, 4 * K, Some(8 * K)), Some(4 * K));
