@@ -29,7 +29,7 @@
 
 use std::any::Any;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
@@ -525,6 +525,11 @@ struct Core {
     inner: Mutex<Inner>,
     shards: Shards,
     fronts: front::Fronts,
+    /// Batches of freed blocks taken out of a front and not yet back in their structure
+    /// (counted under the front's lock). Introspection and release wait for it to reach
+    /// zero after emptying the fronts: without that, a thread ending (or switching streams)
+    /// at that moment would hold blocks the caller already freed where neither sees them.
+    returning: AtomicUsize,
 }
 
 impl Core {
@@ -546,20 +551,49 @@ impl Core {
         }
     }
 
+    /// Empties front `f` (locked) into `out`, counting the batch in [`Core::returning`]
+    /// until [`Core::give_back_drained`] has freed it.
+    fn drain(&self, f: &mut front::Front, out: &mut Vec<front::Returned>) -> usize {
+        let before = out.len();
+        f.drain(out);
+        let batches = usize::from(out.len() > before);
+        self.returning.fetch_add(batches, Ordering::Relaxed);
+        batches
+    }
+
+    /// Frees what [`Core::drain`] took (`batches` of it) into the structures.
+    fn give_back_drained(&self, out: &[front::Returned], batches: usize) {
+        #[cfg(test)]
+        if batches > 0 {
+            front_tests::pause_if_armed(self);
+        }
+        self.give_back(out);
+        self.returning.fetch_sub(batches, Ordering::Release);
+    }
+
     /// Empties the fronts (those caching for `only` when given) into their structures.
     fn flush_fronts(&self, only: Option<Stream>) {
         let only = only.map(front::norm);
-        let mut out = Vec::new();
+        let (mut out, mut batches) = (Vec::new(), 0);
         for cell in self.fronts.all() {
             let mut f = cell.lock();
             if f.cached_count > 0 && (only.is_none() || f.stream == only) {
-                f.drain(&mut out);
+                batches += self.drain(&mut f, &mut out);
             }
             if only.is_some() && f.stream == only {
                 f.stream = None;
             }
         }
-        self.give_back(&out);
+        self.give_back_drained(&out, batches);
+    }
+
+    /// Empties every front and waits until blocks other threads took out of fronts are
+    /// back in their structures: then every block freed before the call is seen as free.
+    fn settle(&self) {
+        self.flush_fronts(None);
+        while self.returning.load(Ordering::Acquire) != 0 {
+            std::thread::yield_now();
+        }
     }
 }
 
@@ -578,16 +612,16 @@ impl StreamState for Core {
 
 impl ThreadExit for Core {
     fn thread_exited(&self, slot: usize) {
-        let mut out = Vec::new();
+        let (mut out, mut batches) = (Vec::new(), 0);
         {
             let mut f = self.fronts.of(slot).lock();
             if f.owner == slot {
-                f.drain(&mut out);
+                batches = self.drain(&mut f, &mut out);
                 f.owner = front::UNCLAIMED;
                 f.stream = None;
             }
         }
-        self.give_back(&out);
+        self.give_back_drained(&out, batches);
     }
 }
 
@@ -858,6 +892,7 @@ impl PoolMemoryResource {
                 inner: Mutex::new(Inner::new(rt, device)),
                 shards: Shards::new(),
                 fronts: front::Fronts::new(),
+                returning: AtomicUsize::new(0),
             }),
         };
         if initial_pool_size > 0 {
@@ -899,7 +934,7 @@ impl PoolMemoryResource {
     /// `f` over the global pool and every shard, each locked in turn, after the fronts
     /// were emptied into them (so cached blocks count as free blocks).
     fn each_structure(&self, mut f: impl FnMut(&Inner)) {
-        self.core.flush_fronts(None);
+        self.core.settle();
         f(&self.core.inner.lock());
         for (_, shard) in self.core.shards.made() {
             f(&shard.lock());
@@ -944,7 +979,7 @@ impl PoolMemoryResource {
     /// order on the stream its first block was freed on (after waiting for the streams that
     /// freed its other blocks). Returns the bytes released to upstream.
     pub fn release(&self) -> Result<usize> {
-        self.core.flush_fronts(None);
+        self.core.settle();
         let shards = self.reclaim_slabs();
         let mut inner = self.core.inner.lock();
         let upstream = &self.upstream;
@@ -1372,7 +1407,7 @@ impl PoolMemoryResource {
             return None;
         }
         let cell = self.core.fronts.of(me);
-        let mut out = Vec::new();
+        let (mut out, mut batches) = (Vec::new(), 0);
         let keep = {
             let mut f = cell.lock();
             if f.owner != me && f.owner != front::UNCLAIMED {
@@ -1393,14 +1428,14 @@ impl PoolMemoryResource {
                         f.owner = me;
                         on_thread_exit(Arc::downgrade(&self.core) as _);
                     }
-                    f.drain(&mut out);
+                    batches = self.core.drain(&mut f, &mut out);
                     f.stream = Some(stream);
                     f.misses = 0;
                 }
             }
             f.owner == me && f.would_keep(size, stream)
         };
-        self.core.give_back(&out);
+        self.core.give_back_drained(&out, batches);
         keep.then_some((me & (self.core.fronts.len() - 1)) as u16)
     }
 
@@ -1452,7 +1487,7 @@ impl DeviceMemoryResource for PoolMemoryResource {
             return Ok(p);
         }
         // The pool would have to grow: first give it what the fronts hold.
-        self.core.flush_fronts(None);
+        self.core.settle();
         Ok(self
             .allocate_structures(rounded, stream, true)?
             .expect("growth allowed"))
@@ -1500,7 +1535,7 @@ impl Drop for PoolMemoryResource {
             return;
         }
         // Cached blocks are free: not to be counted as the user's live allocations.
-        self.core.flush_fronts(None);
+        self.core.settle();
         // Slabs are live allocations of the global pool: they go back to upstream with its
         // chunks. The shards' own live allocations are the user's.
         let (mut live, mut slabs) = (0, 0);

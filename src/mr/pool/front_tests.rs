@@ -14,6 +14,26 @@ use crate::mr::test_gate::Gate;
 use crate::mr::CudaMemoryResource;
 use crate::runtime::{Runtime, RuntimeKind, StreamFlags};
 
+/// A pause armed for one pool: the next batch of blocks taken out of one of its fronts
+/// waits at the first barrier (taken out, not yet given back) and then at the second.
+type Pause = (usize, Arc<(std::sync::Barrier, std::sync::Barrier)>);
+static RETURN_PAUSE: parking_lot::Mutex<Option<Pause>> = parking_lot::Mutex::new(None);
+
+/// Called by the pool between taking blocks out of a front and giving them back.
+pub(super) fn pause_if_armed(core: &Core) {
+    let hit = {
+        let mut armed = RETURN_PAUSE.lock();
+        match armed.as_ref() {
+            Some((c, _)) if *c == core as *const Core as usize => armed.take(),
+            _ => None,
+        }
+    };
+    if let Some((_, gates)) = hit {
+        gates.0.wait();
+        gates.1.wait();
+    }
+}
+
 fn rt() -> &'static dyn Runtime {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
@@ -156,6 +176,41 @@ fn a_front_is_emptied_when_its_thread_ends() {
     .join()
     .unwrap();
     assert_eq!(pool.front_cached(), 0);
+    assert_eq!(pool.release().unwrap(), 1 << 20);
+}
+
+#[test]
+fn introspection_waits_for_the_blocks_of_a_front_whose_thread_is_ending() {
+    let pool = Arc::new(PoolMemoryResource::new(cuda(), 1 << 20, None).unwrap());
+    let gates = Arc::new((std::sync::Barrier::new(2), std::sync::Barrier::new(2)));
+    let (p2, g2) = (pool.clone(), gates.clone());
+    let ending = std::thread::spawn(move || {
+        warm(&p2, Stream::DEFAULT);
+        let a = p2.allocate(8192, Stream::DEFAULT).unwrap();
+        p2.deallocate(a, 8192, Stream::DEFAULT).unwrap();
+        assert_eq!(p2.front_cached(), 8192);
+        // The thread-exit hook will take the block out of the front, then pause.
+        *RETURN_PAUSE.lock() = Some((Arc::as_ptr(&p2.core) as usize, g2));
+    });
+    gates.0.wait();
+    // Freed by the caller, out of its front, not yet back in the pool: statistics must not
+    // miss it.
+    let done = Arc::new(AtomicBool::new(false));
+    let (p3, d3) = (pool.clone(), done.clone());
+    let checker = std::thread::spawn(move || {
+        let free = p3.bytes_free();
+        d3.store(true, Ordering::SeqCst);
+        (free, p3.pool_size())
+    });
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    assert!(
+        !done.load(Ordering::SeqCst),
+        "bytes_free returned while a block was on its way back"
+    );
+    gates.1.wait();
+    let (free, size) = checker.join().unwrap();
+    assert_eq!(free, size, "every block was freed");
+    ending.join().unwrap();
     assert_eq!(pool.release().unwrap(), 1 << 20);
 }
 
