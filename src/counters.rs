@@ -24,6 +24,8 @@
 //!   back to) and `StreamRegistry::refresh` (the event recorded after an operation on a
 //!   foreign stream).
 //! * **Upstream calls and lock waits** — by the sub-allocators, through the helpers below.
+//! * **Front hits** — in `mr/pool.rs`: an allocation a thread's front cache served, or a
+//!   free it kept (neither takes the pool's lock).
 //!
 //! # Helpers for sub-allocators (pool, fixed-size, arena, ...)
 //!
@@ -86,13 +88,16 @@ pub(crate) enum Counter {
     UpstreamFrees,
     /// Resource locks found held by another thread.
     LockWaits,
+    /// Pool operations served by a thread's front cache without the pool's lock: an
+    /// allocation taken from it or a free kept in it.
+    FrontHits,
     /// Touched only by this module's tests (the others running in parallel leave it alone).
     #[cfg(test)]
     TestOnly,
 }
 
 #[cfg(not(test))]
-const N: usize = Counter::LockWaits as usize + 1;
+const N: usize = Counter::FrontHits as usize + 1;
 #[cfg(test)]
 const N: usize = Counter::TestOnly as usize + 1;
 
@@ -230,6 +235,7 @@ pub fn snapshot() -> Counters {
         upstream_allocs: g(Counter::UpstreamAllocs),
         upstream_frees: g(Counter::UpstreamFrees),
         lock_waits: g(Counter::LockWaits),
+        front_hits: g(Counter::FrontHits),
     }
 }
 
@@ -273,6 +279,8 @@ pub struct Counters {
     pub upstream_frees: u64,
     /// Resource locks that were held by another thread when taken.
     pub lock_waits: u64,
+    /// Pool allocations served from a thread's front cache and frees kept in one.
+    pub front_hits: u64,
 }
 
 impl Counters {
@@ -314,11 +322,12 @@ impl Counters {
             upstream_allocs: d(self.upstream_allocs, earlier.upstream_allocs),
             upstream_frees: d(self.upstream_frees, earlier.upstream_frees),
             lock_waits: d(self.lock_waits, earlier.lock_waits),
+            front_hits: d(self.front_hits, earlier.front_hits),
         }
     }
 
     /// The fields by name, in declaration order (for reports).
-    pub fn fields(&self) -> [(&'static str, u64); 15] {
+    pub fn fields(&self) -> [(&'static str, u64); 16] {
         [
             ("runtime_malloc", self.runtime_malloc),
             ("runtime_async", self.runtime_async),
@@ -335,6 +344,7 @@ impl Counters {
             ("upstream_allocs", self.upstream_allocs),
             ("upstream_frees", self.upstream_frees),
             ("lock_waits", self.lock_waits),
+            ("front_hits", self.front_hits),
         ]
     }
 }

@@ -499,7 +499,7 @@ fn ns_per_op(s: &Sample) -> f64 {
 }
 
 /// The counts per operation that the table and the JSON show, by JSON name.
-fn per_op(s: &Sample) -> [(&'static str, f64); 7] {
+fn per_op(s: &Sample) -> [(&'static str, f64); 8] {
     let c = &s.counters;
     let n = s.counted_ops.max(1) as f64;
     [
@@ -510,6 +510,7 @@ fn per_op(s: &Sample) -> [(&'static str, f64); 7] {
         ("upstream_calls_per_op", c.upstream_calls() as f64 / n),
         ("lock_waits_per_op", c.lock_waits as f64 / n),
         ("sync_fallbacks_per_op", c.sync_fallbacks as f64 / n),
+        ("front_hits_per_op", c.front_hits as f64 / n),
     ]
 }
 
@@ -529,7 +530,7 @@ fn rate(x: f64) -> String {
 
 fn print_header() {
     println!(
-        "\n{:<12} {:<30} {:>10} {:>10} {:>12} {:>12} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  note",
+        "\n{:<12} {:<30} {:>10} {:>10} {:>12} {:>12} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  note",
         "resource",
         "workload",
         "total ms",
@@ -541,7 +542,8 @@ fn print_header() {
         "wait/op",
         "steal/op",
         "up/op",
-        "lockw/op"
+        "lockw/op",
+        "front/op"
     );
 }
 
@@ -560,7 +562,7 @@ fn print_row(r: &Row) {
     }
     let p = per_op(&r.sample);
     println!(
-        "{:<12} {:<30} {:>10.1} {:>10.1} {:>12.1} {:>12.1} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  {}",
+        "{:<12} {:<30} {:>10.1} {:>10.1} {:>12.1} {:>12.1} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  {}",
         r.resource,
         r.workload,
         r.sample.seconds * 1e3,
@@ -573,6 +575,7 @@ fn print_row(r: &Row) {
         rate(p[3].1),
         rate(p[4].1),
         rate(p[5].1),
+        rate(p[7].1),
         note.trim_start()
     );
     use std::io::Write as _;

@@ -1479,6 +1479,7 @@ impl DeviceMemoryResource for PoolMemoryResource {
             let mut f = self.core.fronts.of(me).lock();
             if f.owner == me && f.stream == Some(front::norm(stream)) {
                 if let Some(p) = f.take(rounded) {
+                    crate::counters::bump(crate::counters::Counter::FrontHits);
                     return Ok(p as *mut c_void);
                 }
             }
@@ -1507,7 +1508,10 @@ impl DeviceMemoryResource for PoolMemoryResource {
             }
         };
         match freed {
-            front::Freed::Kept => Ok(()),
+            front::Freed::Kept => {
+                crate::counters::bump(crate::counters::Counter::FrontHits);
+                Ok(())
+            }
             front::Freed::Return(r) => {
                 self.core.give_back(&[r]);
                 Ok(())
