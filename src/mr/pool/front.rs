@@ -121,10 +121,9 @@ const fn bin_caps() -> [u8; CLASSES] {
         let (fl, sl) = (c / 16, c % 16);
         // The class's smallest size in units (the inverse of `mapping_insert`).
         let units = if fl == 0 { sl } else { (16 + sl) << (fl - 1) };
-        let cap = if units == 0 {
-            32
-        } else {
-            isqrt(9 * max_units / units)
+        let cap = match (9 * max_units).checked_div(units) {
+            Some(q) => isqrt(q),
+            None => 32,
         };
         caps[c] = if cap < 1 {
             1
