@@ -43,8 +43,9 @@ unsafe fn optional(p: *const usize) -> Option<usize> {
 }
 
 /// Creates a `cuda_async_memory_resource` with its own stream-ordered pool on the current
-/// device. `initial_pool_size` (nullable) bytes are reserved now; `release_threshold`
-/// (nullable; NULL: no limit) is what the pool keeps reserved at synchronizations;
+/// device. `initial_pool_size` (nullable; NULL: half of the free device memory) bytes are
+/// reserved now; `release_threshold` (nullable; NULL: the device's total memory) is what the
+/// pool keeps reserved at synchronizations;
 /// `handle_type` is 0 (none: not exportable), 1 (POSIX file descriptor), 2 (Win32),
 /// 4 (Win32 KMT) or 8 (fabric), as `cudaMemAllocationHandleType`. Fails with
 /// `RMM_STATUS_UNSUPPORTED` when the runtime or device lacks stream-ordered pools or the

@@ -213,19 +213,19 @@ fn pool_of(other: &dyn DeviceMemoryResource) -> Option<MemPool> {
     }
 }
 
-/// Sets the release threshold and primes the pool with `initial_pool_size` bytes.
+/// Sets the release threshold to `release_threshold` and primes the pool with
+/// `initial_pool_size` bytes (nothing when 0).
 fn configure_pool(
     rt: &dyn Runtime,
     device: DeviceId,
     pool: MemPool,
-    initial_pool_size: Option<usize>,
-    release_threshold: Option<u64>,
+    initial_pool_size: usize,
+    release_threshold: u64,
     resource: &'static str,
 ) -> Result<()> {
-    let threshold = release_threshold.unwrap_or(u64::MAX);
-    rt.mem_pool_set_attribute(pool, MemPoolAttr::ReleaseThreshold, threshold)
+    rt.mem_pool_set_attribute(pool, MemPoolAttr::ReleaseThreshold, release_threshold)
         .map_err(|e| Error::runtime(device, e))?;
-    if let Some(initial) = initial_pool_size.filter(|&n| n > 0) {
+    if let Some(initial) = Some(initial_pool_size).filter(|&n| n > 0) {
         let ptr = pool_allocate(rt, pool, initial, Stream::DEFAULT, resource)?;
         pool_deallocate(rt, ptr, initial, Stream::DEFAULT, resource)?;
         rt.stream_synchronize(Stream::DEFAULT)
@@ -237,9 +237,10 @@ fn configure_pool(
 /// `cuda_async_memory_resource`: allocates in stream order from a memory pool it creates
 /// (and destroys) on the current device.
 ///
-/// The release threshold defaults to the maximum, so the pool keeps what it reserved at
-/// synchronizations (as hipMM's default of "all of device memory" does); an initial pool
-/// size is reserved at construction by one allocation and free on the default stream.
+/// Defaults are RMM 25.02's: the release threshold is the device's total memory, so the pool
+/// keeps what it reserved at synchronizations, and half of the free device memory is
+/// reserved at construction (by one allocation and free on the default stream), so that
+/// allocations do not wait for the driver to map memory.
 pub struct CudaAsyncMemoryResource {
     rt: &'static dyn Runtime,
     pool: MemPool,
@@ -252,8 +253,10 @@ impl CudaAsyncMemoryResource {
 
     /// A resource with its own pool on the current device.
     ///
-    /// * `initial_pool_size`: bytes reserved now (none: nothing);
-    /// * `release_threshold`: bytes the pool keeps reserved at synchronizations (none: all);
+    /// * `initial_pool_size`: bytes reserved now (none: half of the free device memory;
+    ///   0: nothing);
+    /// * `release_threshold`: bytes the pool keeps reserved at synchronizations (none: the
+    ///   device's total memory);
     /// * `handle_type`: IPC export type of the pool, checked against what the device supports.
     pub fn new(
         initial_pool_size: Option<usize>,
@@ -279,14 +282,17 @@ impl CudaAsyncMemoryResource {
             handle_type,
         };
         // On failure `this` is dropped, which destroys the pool.
-        configure_pool(
-            rt,
-            device,
-            pool,
-            initial_pool_size,
-            release_threshold,
-            Self::NAME,
-        )?;
+        let (initial, threshold) = match (initial_pool_size, release_threshold) {
+            (Some(initial), Some(threshold)) => (initial, threshold),
+            _ => {
+                let info = rt.mem_get_info().map_err(|e| Error::runtime(device, e))?;
+                (
+                    initial_pool_size.unwrap_or(info.free / 2),
+                    release_threshold.unwrap_or(info.total as u64),
+                )
+            }
+        };
+        configure_pool(rt, device, pool, initial, threshold, Self::NAME)?;
         Ok(this)
     }
 
@@ -498,7 +504,7 @@ impl CudaAsyncManagedMemoryResource {
             }
         })?;
         let this = CudaAsyncManagedMemoryResource { rt, pool, device };
-        configure_pool(rt, device, pool, None, None, Self::NAME)?;
+        configure_pool(rt, device, pool, 0, u64::MAX, Self::NAME)?;
         Ok(this)
     }
 
@@ -604,9 +610,37 @@ mod tests {
     }
 
     #[test]
-    fn release_threshold_default_is_max_and_explicit_is_kept() {
-        init();
+    fn defaults_are_total_memory_threshold_and_half_of_free_memory_reserved() {
+        let rt = init();
+        let info = rt.mem_get_info().unwrap();
         let mr = CudaAsyncMemoryResource::new(None, None, MemHandleType::None).unwrap();
+        // RMM 25.02: the threshold is the device's total memory ...
+        assert_eq!(
+            mr.pool_attribute(MemPoolAttr::ReleaseThreshold).unwrap(),
+            info.total as u64
+        );
+        // ... and half of the free memory is reserved (other tests may be using some).
+        let reserved = mr.pool_attribute(MemPoolAttr::ReservedMemCurrent).unwrap();
+        assert!(reserved > 0, "nothing reserved by default");
+        assert!(
+            reserved <= (info.total as u64 / 2).next_multiple_of(2 << 20),
+            "{reserved} bytes reserved of {} in total",
+            info.total
+        );
+        // An explicit 0 reserves nothing.
+        let bare = CudaAsyncMemoryResource::new(Some(0), None, MemHandleType::None).unwrap();
+        assert_eq!(
+            bare.pool_attribute(MemPoolAttr::ReservedMemCurrent)
+                .unwrap(),
+            0
+        );
+    }
+
+    #[test]
+    fn explicit_release_threshold_is_kept() {
+        init();
+        let mr =
+            CudaAsyncMemoryResource::new(Some(0), Some(u64::MAX), MemHandleType::None).unwrap();
         assert_eq!(
             mr.pool_attribute(MemPoolAttr::ReleaseThreshold).unwrap(),
             u64::MAX
@@ -617,7 +651,7 @@ mod tests {
         // The maximum threshold keeps what was reserved.
         assert!(mr.pool_attribute(MemPoolAttr::ReservedMemCurrent).unwrap() >= 4 << 20);
 
-        let small = CudaAsyncMemoryResource::new(None, Some(0), MemHandleType::None).unwrap();
+        let small = CudaAsyncMemoryResource::new(Some(0), Some(0), MemHandleType::None).unwrap();
         assert_eq!(
             small.pool_attribute(MemPoolAttr::ReleaseThreshold).unwrap(),
             0

@@ -144,7 +144,9 @@ class CudaAsyncMemoryResource(DeviceMemoryResource):
     """Stream-ordered allocation (``cudaMallocAsync``) from a pool of its own.
 
     ``initial_pool_size`` and ``release_threshold`` are bytes (ints or strings such as
-    ``"1GiB"``); ``enable_ipc`` makes the pool exportable (POSIX file descriptors).
+    ``"1GiB"``); by default half of the free device memory is reserved at construction and
+    the release threshold is the device's total memory. ``enable_ipc`` makes the pool
+    exportable (POSIX file descriptors).
     """
 
     def __init__(self, initial_pool_size=None, release_threshold=None, enable_ipc=False):

@@ -47,8 +47,10 @@ class cuda_async_memory_resource final : public detail::handle_resource {
 
   /**
    * @brief Creates the resource and its pool on the current device.
-   * @param initial_pool_size Bytes reserved now (by one allocation and free); none: nothing
-   * @param release_threshold Bytes the pool keeps reserved at synchronizations; none: all
+   * @param initial_pool_size Bytes reserved now (by one allocation and free); none: half of
+   * the free device memory
+   * @param release_threshold Bytes the pool keeps reserved at synchronizations; none: the
+   * device's total memory
    * @param export_handle_type IPC export type of the pool; none: not exportable
    * @throws rmm::logic_error when the runtime or device lacks stream-ordered pools or the
    * handle type
