@@ -21,9 +21,22 @@ use std::sync::Arc;
 
 use super::super::stream_ordered::FastMap;
 
-/// Blocks per line of live bytes: the bytes of each batch are their own allocation of
-/// whole 64-byte lines, so two batches never share a line.
+/// Blocks per line of live bytes at most: the bytes of each batch are their own
+/// allocation of whole 64-byte lines, so two batches never share a line.
 const LINE_BLOCKS: usize = 64;
+/// Device bytes a line of live bytes covers at least. Blocks of one line that are used by
+/// different threads make their line bounce between cores on every allocation and free
+/// (blocks move between shards by halves of stacks, so a batch's blocks end up spread over
+/// threads): large blocks get a line each, small ones share one, which bounds the host
+/// memory of the bytes to one line per 16 KiB of blocks.
+const LINE_COVERS: usize = 16 << 10;
+
+/// log2 of the blocks per line of a batch of `block_size`-byte blocks.
+pub(super) fn line_shift(block_size: usize) -> u8 {
+    let per_line = (LINE_COVERS / block_size.max(1)).clamp(1, LINE_BLOCKS);
+    // The largest power of two not above `per_line`.
+    (usize::BITS - 1 - per_line.leading_zeros()) as u8
+}
 
 #[repr(align(64))]
 struct Line([AtomicU8; LINE_BLOCKS]);
@@ -90,6 +103,8 @@ pub(super) struct Batch {
     /// Address of block 0.
     pub base: usize,
     live: Arc<[Line]>,
+    /// log2 of the blocks per line of `live` (see [`line_shift`]).
+    shift: u8,
 }
 
 impl std::fmt::Debug for Batch {
@@ -99,20 +114,22 @@ impl std::fmt::Debug for Batch {
 }
 
 impl Batch {
-    /// A batch of `blocks` blocks at `base`, none live.
-    pub fn new(base: usize, blocks: usize) -> Self {
+    /// A batch of `blocks` blocks of `block_size` bytes at `base`, none live.
+    pub fn new(base: usize, blocks: usize, block_size: usize) -> Self {
+        let shift = line_shift(block_size);
         Batch {
             base,
-            live: (0..blocks.div_ceil(LINE_BLOCKS))
+            live: (0..blocks.div_ceil(1 << shift))
                 .map(|_| Line::default())
                 .collect(),
+            shift,
         }
     }
 
     #[inline(always)]
     fn byte(&self, index: u32) -> &AtomicU8 {
         let i = index as usize;
-        &self.live[i / LINE_BLOCKS].0[i % LINE_BLOCKS]
+        &self.live[i >> self.shift].0[i & ((1 << self.shift) - 1)]
     }
 
     /// Marks free block `index`, just popped from a free stack under its shard's lock,
@@ -239,7 +256,7 @@ mod tests {
         assert_eq!((geo.bytes, geo.shift), (2304, 11));
         // Adjacent and scattered batches, some straddling pages.
         let bases = [0x10_0000, 0x10_0900, 0x10_1200, 0x20_0100, 0x7fff_ff00];
-        let all: Vec<Batch> = bases.iter().map(|&b| Batch::new(b, 3)).collect();
+        let all: Vec<Batch> = bases.iter().map(|&b| Batch::new(b, 3, 256)).collect();
         let mut v = View::default();
         v.catch_up(&all[..2], &geo);
         assert_eq!(v.len(), 2);
@@ -275,7 +292,7 @@ mod tests {
             (3072, 11, Some(10))
         );
         assert_eq!(Geometry::new(768, 3).block_shift, None);
-        let all = [Batch::new(0x40_0400, 3)];
+        let all = [Batch::new(0x40_0400, 3, 256)];
         let mut v = View::default();
         v.catch_up(&all, &geo);
         for k in 0..3u32 {
@@ -289,7 +306,7 @@ mod tests {
 
     #[test]
     fn live_bytes_catch_double_frees() {
-        let b = Batch::new(0x1000, 100);
+        let b = Batch::new(0x1000, 100, 256);
         assert_eq!(b.live.len(), 2);
         for i in [0, 63, 64, 99] {
             b.set_live(i);
@@ -300,5 +317,27 @@ mod tests {
         assert!(!b.clear_live(63), "a clone shares the bytes");
         assert!(!b.clear_live(1));
         assert_eq!(b.live_count(), 3);
+    }
+
+    #[test]
+    fn large_blocks_get_a_line_each_and_small_ones_share() {
+        assert_eq!(line_shift(256), 6);
+        assert_eq!(line_shift(4096), 2);
+        assert_eq!(line_shift(3 * 1024), 2);
+        assert_eq!(line_shift(16 << 10), 0);
+        assert_eq!(line_shift(1 << 20), 0);
+        let big = Batch::new(0x10_0000, 128, 256 << 10);
+        assert_eq!(big.live.len(), 128);
+        let lines: Vec<*const Line> = (0..128).map(|i| &big.live[i] as *const Line).collect();
+        for i in [0u32, 1, 127] {
+            big.set_live(i);
+            // Each block's byte is on its own line.
+            let at = big.byte(i) as *const AtomicU8 as usize;
+            assert_eq!(at, lines[i as usize] as usize);
+        }
+        assert_eq!(big.live_count(), 3);
+        assert!(big.clear_live(1));
+        assert!(!big.clear_live(1), "a double free is still caught");
+        assert_eq!(big.live_count(), 2);
     }
 }

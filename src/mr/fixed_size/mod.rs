@@ -475,7 +475,7 @@ impl FixedSizeMemoryResource {
                     ),
                 });
             }
-            b.list.push(Batch::new(addr, n));
+            b.list.push(Batch::new(addr, n, geo.block_size));
             self.state.batch_count.0.store(id + 1, Ordering::Release);
             sh.view.catch_up(&b.list, &geo);
             id as u32
