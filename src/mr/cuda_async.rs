@@ -213,23 +213,54 @@ fn pool_of(other: &dyn DeviceMemoryResource) -> Option<MemPool> {
     }
 }
 
-/// Sets the release threshold to `release_threshold` and primes the pool with
-/// `initial_pool_size` bytes (nothing when 0).
+/// How much memory a new pool reserves at construction.
+#[derive(Clone, Copy, Debug)]
+enum Prime {
+    /// Exactly this many bytes (nothing when 0); not getting them is an error.
+    Exactly(usize),
+    /// This many bytes if the device has them, else the most of successive halves of it
+    /// that it has (the default, half of the free memory, is an optimization: another
+    /// process or resource may take memory between the query and the reservation).
+    AtMost(usize),
+}
+
+/// Below this, a default reservation that did not fit is given up.
+const PRIME_MIN: usize = 2 << 20;
+
+/// Sets the release threshold to `release_threshold` and reserves memory as `prime` says,
+/// by one allocation and free on the default stream.
 fn configure_pool(
     rt: &dyn Runtime,
     device: DeviceId,
     pool: MemPool,
-    initial_pool_size: usize,
+    prime: Prime,
     release_threshold: u64,
     resource: &'static str,
 ) -> Result<()> {
     rt.mem_pool_set_attribute(pool, MemPoolAttr::ReleaseThreshold, release_threshold)
         .map_err(|e| Error::runtime(device, e))?;
-    if let Some(initial) = Some(initial_pool_size).filter(|&n| n > 0) {
-        let ptr = pool_allocate(rt, pool, initial, Stream::DEFAULT, resource)?;
-        pool_deallocate(rt, ptr, initial, Stream::DEFAULT, resource)?;
-        rt.stream_synchronize(Stream::DEFAULT)
-            .map_err(|e| Error::runtime(device, e))?;
+    let (mut bytes, exact) = match prime {
+        Prime::Exactly(n) => (n, true),
+        Prime::AtMost(n) => (n, false),
+    };
+    while bytes > 0 {
+        match pool_allocate(rt, pool, bytes, Stream::DEFAULT, resource) {
+            Ok(ptr) => {
+                pool_deallocate(rt, ptr, bytes, Stream::DEFAULT, resource)?;
+                rt.stream_synchronize(Stream::DEFAULT)
+                    .map_err(|e| Error::runtime(device, e))?;
+                break;
+            }
+            Err(Error::OutOfMemory { .. }) if !exact && bytes / 2 >= PRIME_MIN => {
+                log::debug!("{resource}: {bytes} bytes to reserve did not fit; trying half");
+                bytes /= 2;
+            }
+            Err(Error::OutOfMemory { .. }) if !exact => {
+                log::debug!("{resource}: no memory to reserve; the pool starts empty");
+                break;
+            }
+            Err(e) => return Err(e),
+        }
     }
     Ok(())
 }
@@ -240,7 +271,9 @@ fn configure_pool(
 /// Defaults are RMM 25.02's: the release threshold is the device's total memory, so the pool
 /// keeps what it reserved at synchronizations, and half of the free device memory is
 /// reserved at construction (by one allocation and free on the default stream), so that
-/// allocations do not wait for the driver to map memory.
+/// allocations do not wait for the driver to map memory. Where RMM throws when that half is
+/// no longer free by the time it is reserved (another process or resource took memory
+/// meanwhile), this reserves the largest of its successive halves that fits instead.
 pub struct CudaAsyncMemoryResource {
     rt: &'static dyn Runtime,
     pool: MemPool,
@@ -282,17 +315,17 @@ impl CudaAsyncMemoryResource {
             handle_type,
         };
         // On failure `this` is dropped, which destroys the pool.
-        let (initial, threshold) = match (initial_pool_size, release_threshold) {
-            (Some(initial), Some(threshold)) => (initial, threshold),
+        let (prime, threshold) = match (initial_pool_size, release_threshold) {
+            (Some(initial), Some(threshold)) => (Prime::Exactly(initial), threshold),
             _ => {
                 let info = rt.mem_get_info().map_err(|e| Error::runtime(device, e))?;
                 (
-                    initial_pool_size.unwrap_or(info.free / 2),
+                    initial_pool_size.map_or(Prime::AtMost(info.free / 2), Prime::Exactly),
                     release_threshold.unwrap_or(info.total as u64),
                 )
             }
         };
-        configure_pool(rt, device, pool, initial, threshold, Self::NAME)?;
+        configure_pool(rt, device, pool, prime, threshold, Self::NAME)?;
         Ok(this)
     }
 
@@ -504,7 +537,7 @@ impl CudaAsyncManagedMemoryResource {
             }
         })?;
         let this = CudaAsyncManagedMemoryResource { rt, pool, device };
-        configure_pool(rt, device, pool, 0, u64::MAX, Self::NAME)?;
+        configure_pool(rt, device, pool, Prime::Exactly(0), u64::MAX, Self::NAME)?;
         Ok(this)
     }
 
@@ -634,6 +667,29 @@ mod tests {
                 .unwrap(),
             0
         );
+    }
+
+    #[test]
+    fn a_default_reservation_that_does_not_fit_is_halved_an_explicit_one_fails() {
+        let rt = init();
+        let total = rt.mem_get_info().unwrap().total;
+        let mr = CudaAsyncMemoryResource::new(Some(0), None, MemHandleType::None).unwrap();
+        let (pool, device) = (mr.pool_handle(), mr.device());
+        // Four times the device: only a half of a half of it can fit.
+        let too_much = 4 * total;
+        let err = configure_pool(rt, device, pool, Prime::Exactly(too_much), u64::MAX, "test")
+            .unwrap_err();
+        assert!(
+            matches!(err, Error::OutOfMemory { requested, .. } if requested == too_much),
+            "{err}"
+        );
+        assert_eq!(
+            mr.pool_attribute(MemPoolAttr::ReservedMemCurrent).unwrap(),
+            0
+        );
+        configure_pool(rt, device, pool, Prime::AtMost(too_much), u64::MAX, "test").unwrap();
+        let reserved = mr.pool_attribute(MemPoolAttr::ReservedMemCurrent).unwrap() as usize;
+        assert!(reserved > 0 && reserved < total, "{reserved} of {total}");
     }
 
     #[test]
