@@ -510,13 +510,7 @@ mod tests {
     use crate::runtime::StreamFlags;
 
     fn rt() -> &'static dyn Runtime {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            if std::env::var_os("RMM_RUNTIME").is_none() {
-                std::env::set_var("RMM_RUNTIME", "host");
-            }
-        });
-        crate::runtime::runtime().expect("a runtime for tests (RMM_RUNTIME)")
+        crate::mr::tests::init()
     }
 
     #[test]

@@ -15,13 +15,7 @@ use crate::mr::CudaMemoryResource;
 use crate::runtime::StreamFlags;
 
 fn init() -> &'static dyn Runtime {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        if std::env::var_os("RMM_RUNTIME").is_none() {
-            std::env::set_var("RMM_RUNTIME", "host");
-        }
-    });
-    runtime().expect("a runtime for tests (RMM_RUNTIME)")
+    crate::mr::tests::init()
 }
 
 const MIB: usize = 1 << 20;

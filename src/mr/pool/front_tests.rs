@@ -35,13 +35,7 @@ pub(super) fn pause_if_armed(core: &Core) {
 }
 
 fn rt() -> &'static dyn Runtime {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        if std::env::var_os("RMM_RUNTIME").is_none() {
-            std::env::set_var("RMM_RUNTIME", "host");
-        }
-    });
-    runtime().expect("a runtime for tests (RMM_RUNTIME)")
+    crate::mr::tests::init()
 }
 
 fn cuda() -> SharedResource {

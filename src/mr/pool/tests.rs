@@ -6,13 +6,7 @@ use super::*;
 use crate::mr::{CudaMemoryResource, LimitingResourceAdaptor};
 
 fn init() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        if std::env::var_os("RMM_RUNTIME").is_none() {
-            std::env::set_var("RMM_RUNTIME", "host");
-        }
-    });
-    runtime().expect("a runtime for tests (RMM_RUNTIME)");
+    crate::mr::tests::init();
 }
 
 fn cuda() -> SharedResource {
