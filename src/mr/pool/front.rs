@@ -12,7 +12,11 @@
 //! - A cached block stays allocated (state `Cached`) in the structure that owns it (the
 //!   global pool or a shard); the front keeps its own table of the blocks it holds, live
 //!   (handed out again) or free (in a bin), so foreign, double and wrong-size frees are still
-//!   found in O(1) and change nothing.
+//!   found in O(1) and change nothing. The table is the entries themselves, open-addressed
+//!   by address: a free finds its block's whole entry in one probe sequence, with no second,
+//!   dependent load (a free is one cache miss, not two). Removed entries leave tombstones,
+//!   so entries never move and bins link them by slot; the table is rebuilt (bins too) when
+//!   entries and tombstones fill half of it.
 //! - A front and a pool structure are never locked together: blocks leave a front in a list
 //!   that the caller then frees into their structures.
 //! - Fronts are emptied into the pool before it grows or fails a request, on `release()`,
@@ -24,7 +28,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{mapping_insert, mapping_search, round_up, NAME, UNIT_SHIFT};
 use crate::error::{Error, Result};
-use crate::mr::ptr_map::PtrMap;
 use crate::runtime::Stream;
 
 /// Blocks up to this size are cached.
@@ -43,24 +46,146 @@ const FRONT_BYTES: usize = 64 << 20;
 const RETARGET_MISSES: u32 = 32;
 /// An owner slot no thread has.
 pub(super) const UNCLAIMED: usize = usize::MAX;
-/// "No entry" in entry links (entry 0 is never used).
-const NONE: u32 = 0;
+/// "No slot" in bin links.
+const NONE: u32 = u32::MAX;
+/// The address of a slot never used since the table was built.
+const EMPTY: usize = 0;
+/// The address of a slot whose entry was removed (a tombstone). Block addresses are
+/// 256-byte aligned and nonzero, so neither marker is one.
+const GONE: usize = 1;
 
-/// A block held by a front.
-#[derive(Clone, Copy, Debug, Default)]
+/// A block held by a front: one table slot (32 bytes, two to a cache line).
+#[derive(Clone, Copy, Debug)]
 struct Entry {
+    /// The block's address, or [`EMPTY`] / [`GONE`].
     addr: usize,
-    /// The block's size in its structure.
-    size: usize,
-    /// The request it was handed out for (rounded), which its free must match.
-    req: usize,
+    /// The block's size in its structure (at most [`FRONT_MAX`]).
+    size: u32,
+    /// The request it was handed out for (rounded), which its free must match; 0 while the
+    /// block is free in a bin.
+    req: u32,
     /// Descriptor index in its structure.
     block: u32,
     /// Its structure: 0 the global pool, k + 1 shard k.
     owner: u32,
-    /// Next entry in its bin (or in the vacant list).
+    /// Next slot in its bin.
     next: u32,
-    live: bool,
+}
+
+const VACANT: Entry = Entry {
+    addr: EMPTY,
+    size: 0,
+    req: 0,
+    block: 0,
+    owner: 0,
+    next: NONE,
+};
+
+/// The entries of a front, open-addressed by block address (linear probing, the
+/// multiplicative hash of `addr >> 8`, tombstones on removal; see the module docs).
+struct Table {
+    slots: Box<[Entry]>,
+    /// Entries (not tombstones).
+    len: usize,
+    /// Tombstones.
+    gone: usize,
+    /// `64 - log2(slots.len())`: the hash's top bits index the table.
+    shift: u32,
+}
+
+impl Table {
+    /// A table for at least `n` entries at a quarter load.
+    fn with_capacity(n: usize) -> Self {
+        let cap = (4 * n).next_power_of_two().max(16);
+        Table {
+            slots: vec![VACANT; cap].into_boxed_slice(),
+            len: 0,
+            gone: 0,
+            shift: 64 - cap.trailing_zeros(),
+        }
+    }
+
+    #[inline(always)]
+    fn mask(&self) -> usize {
+        self.slots.len() - 1
+    }
+
+    #[inline(always)]
+    fn home(&self, addr: usize) -> usize {
+        ((addr as u64 >> UNIT_SHIFT).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
+    }
+
+    /// The slot holding `addr`, if any.
+    #[inline(always)]
+    fn find(&self, addr: usize) -> Option<u32> {
+        if addr <= GONE {
+            return None;
+        }
+        let mask = self.mask();
+        let mut i = self.home(addr);
+        loop {
+            let a = self.slots[i].addr;
+            if a == addr {
+                return Some(i as u32);
+            }
+            if a == EMPTY {
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Whether one more entry keeps entries and tombstones within half the table.
+    #[inline(always)]
+    fn has_room(&self) -> bool {
+        2 * (self.len + self.gone + 1) <= self.slots.len()
+    }
+
+    /// Puts `e` (its address not in the table; [`Self::has_room`]) in the first free or
+    /// removed slot of its probe sequence.
+    #[inline]
+    fn insert(&mut self, e: Entry) -> u32 {
+        debug_assert!(e.addr > GONE && self.has_room());
+        debug_assert!(self.find(e.addr).is_none(), "{:#x} is in the table", e.addr);
+        let mask = self.mask();
+        let mut i = self.home(e.addr);
+        loop {
+            let a = self.slots[i].addr;
+            if a == EMPTY || a == GONE {
+                if a == GONE {
+                    self.gone -= 1;
+                }
+                self.slots[i] = e;
+                self.len += 1;
+                return i as u32;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Removes the entry of slot `i`: a tombstone, unless the next slot is empty (then no
+    /// probe sequence runs through it, nor through the tombstones just before it).
+    #[inline]
+    fn remove(&mut self, i: u32) {
+        let mask = self.mask();
+        let mut i = i as usize;
+        debug_assert!(self.slots[i].addr > GONE);
+        self.len -= 1;
+        if self.slots[(i + 1) & mask].addr != EMPTY {
+            self.slots[i].addr = GONE;
+            self.gone += 1;
+            return;
+        }
+        self.slots[i].addr = EMPTY;
+        loop {
+            i = i.wrapping_sub(1) & mask;
+            if self.slots[i].addr != GONE {
+                break;
+            }
+            self.slots[i].addr = EMPTY;
+            self.gone -= 1;
+        }
+    }
 }
 
 /// A block leaving a front, to be freed into its structure on `stream`.
@@ -93,9 +218,7 @@ pub(super) struct Front {
     pub declined: Option<Stream>,
     /// Frees seen in a row on another stream than [`Front::stream`].
     pub misses: u32,
-    map: PtrMap,
-    entries: Vec<Entry>,
-    vacant: u32,
+    table: Table,
     heads: [u32; CLASSES],
     counts: [u8; CLASSES],
     /// Bytes and blocks in bins (free).
@@ -150,9 +273,7 @@ impl Front {
             stream: None,
             declined: None,
             misses: 0,
-            map: PtrMap::with_capacity(0),
-            entries: vec![Entry::default()],
-            vacant: NONE,
+            table: Table::with_capacity(0),
             heads: [NONE; CLASSES],
             counts: [0; CLASSES],
             cached_bytes: 0,
@@ -161,13 +282,13 @@ impl Front {
     }
 
     #[inline(always)]
-    fn ent(&self, e: u32) -> &Entry {
-        &self.entries[e as usize]
+    fn ent(&self, i: u32) -> &Entry {
+        &self.table.slots[i as usize]
     }
 
     #[inline(always)]
-    fn ent_mut(&mut self, e: u32) -> &mut Entry {
-        &mut self.entries[e as usize]
+    fn ent_mut(&mut self, i: u32) -> &mut Entry {
+        &mut self.table.slots[i as usize]
     }
 
     /// Whether a free block of `size` may be kept.
@@ -181,16 +302,16 @@ impl Front {
             && self.cached_bytes + size <= FRONT_BYTES
     }
 
-    /// Files entry `e` (free) in its bin.
+    /// Files the entry of slot `i` (free) in its bin.
     #[inline(always)]
-    fn push(&mut self, e: u32) {
-        let size = self.ent(e).size;
+    fn push(&mut self, i: u32) {
+        let size = self.ent(i).size as usize;
         let c = class_of(size);
         let head = self.heads[c];
-        let en = self.ent_mut(e);
-        en.live = false;
+        let en = self.ent_mut(i);
+        en.req = 0;
         en.next = head;
-        self.heads[c] = e;
+        self.heads[c] = i;
         self.counts[c] += 1;
         self.cached_bytes += size;
         self.cached_count += 1;
@@ -199,23 +320,31 @@ impl Front {
     /// Unlinks the head of bin `c` (non-empty).
     #[inline(always)]
     fn pop(&mut self, c: usize) -> u32 {
-        let e = self.heads[c];
-        let en = *self.ent(e);
+        let i = self.heads[c];
+        let en = *self.ent(i);
         self.heads[c] = en.next;
         self.counts[c] -= 1;
-        self.cached_bytes -= en.size;
+        self.cached_bytes -= en.size as usize;
         self.cached_count -= 1;
-        e
+        i
     }
 
-    /// Forgets entry `e` (not in a bin).
-    fn drop_entry(&mut self, e: u32) -> Entry {
-        let en = *self.ent(e);
-        self.map.remove(en.addr);
-        let vacant = self.vacant;
-        self.ent_mut(e).next = vacant;
-        self.vacant = e;
-        en
+    /// Rebuilds the table (and the bins, which link its slots) for its entries plus one.
+    #[cold]
+    #[inline(never)]
+    fn rebuild(&mut self) {
+        let fresh = Table::with_capacity(self.table.len + 1);
+        let old = std::mem::replace(&mut self.table, fresh);
+        self.heads = [NONE; CLASSES];
+        self.counts = [0; CLASSES];
+        self.cached_bytes = 0;
+        self.cached_count = 0;
+        for e in old.slots.iter().filter(|e| e.addr > GONE) {
+            let i = self.table.insert(*e);
+            if e.req == 0 {
+                self.push(i);
+            }
+        }
     }
 
     /// A cached block for a request of `rounded` bytes on this front's stream, handed out.
@@ -227,7 +356,8 @@ impl Front {
         let (fl, sl) = mapping_insert(units);
         let c = fl * 16 + sl;
         let mut pick = None;
-        if c < CLASSES && self.heads[c] != NONE && self.ent(self.heads[c]).size >= rounded {
+        if c < CLASSES && self.heads[c] != NONE && self.ent(self.heads[c]).size as usize >= rounded
+        {
             pick = Some(c);
         } else {
             let (fl, sl) = mapping_search(units);
@@ -236,10 +366,10 @@ impl Front {
                 pick = Some(c);
             }
         }
-        let e = self.pop(pick?);
-        let en = self.ent_mut(e);
-        en.live = true;
-        en.req = rounded;
+        let i = self.pop(pick?);
+        let en = self.ent_mut(i);
+        // `rounded` fits in the block (at most FRONT_MAX): no truncation.
+        en.req = rounded as u32;
         Some(en.addr)
     }
 
@@ -247,27 +377,27 @@ impl Front {
     /// kept in a bin when `keep` allows and it fits, else handed back for its structure.
     #[inline(always)]
     pub fn free(&mut self, ptr: usize, bytes: usize, stream: Stream, keep: bool) -> Result<Freed> {
-        let Some(e) = self.map.get(ptr) else {
+        let Some(i) = self.table.find(ptr) else {
             return Ok(Freed::NotHere);
         };
-        let en = *self.ent(e);
-        if !en.live {
+        let en = *self.ent(i);
+        if en.req == 0 {
             return Err(Error::invalid(format!(
                 "{NAME}: cannot free {ptr:#x} ({bytes} bytes): it was already freed"
             )));
         }
-        if round_up(bytes) != Some(en.req) {
+        if round_up(bytes) != Some(en.req as usize) {
             return Err(Error::invalid(format!(
                 "{NAME}: cannot free {ptr:#x} with bytes = {bytes}: it was allocated with {} \
                  bytes",
                 en.req
             )));
         }
-        if keep && self.stream == Some(stream) && self.room(en.size) {
-            self.push(e);
+        if keep && self.stream == Some(stream) && self.room(en.size as usize) {
+            self.push(i);
             return Ok(Freed::Kept);
         }
-        self.drop_entry(e);
+        self.table.remove(i);
         Ok(Freed::Return(Returned {
             addr: en.addr,
             block: en.block,
@@ -295,26 +425,19 @@ impl Front {
         if !self.would_keep(size, stream) {
             return false;
         }
-        let entry = Entry {
+        if !self.table.has_room() {
+            self.rebuild();
+        }
+        let i = self.table.insert(Entry {
             addr,
-            size,
-            req: size,
+            // At most FRONT_MAX (`would_keep`): no truncation.
+            size: size as u32,
+            req: 0,
             block,
             owner,
             next: NONE,
-            live: false,
-        };
-        let e = if self.vacant != NONE {
-            let e = self.vacant;
-            self.vacant = self.ent(e).next;
-            *self.ent_mut(e) = entry;
-            e
-        } else {
-            self.entries.push(entry);
-            (self.entries.len() - 1) as u32
-        };
-        self.map.insert(addr, e);
-        self.push(e);
+        });
+        self.push(i);
         true
     }
 
@@ -326,8 +449,9 @@ impl Front {
         };
         for c in 0..CLASSES {
             while self.heads[c] != NONE {
-                let e = self.pop(c);
-                let en = self.drop_entry(e);
+                let i = self.pop(c);
+                let en = *self.ent(i);
+                self.table.remove(i);
                 out.push(Returned {
                     addr: en.addr,
                     block: en.block,
@@ -466,4 +590,165 @@ pub(super) fn norm(stream: Stream) -> Stream {
 #[inline]
 pub(super) fn should_retarget(front: &Front, stream: Stream) -> bool {
     front.stream.is_none() || (front.stream != Some(stream) && front.misses >= RETARGET_MISSES)
+}
+
+#[cfg(test)]
+mod table_tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        /// Adopt block `k` of `units` × 256 bytes.
+        Adopt(usize, usize),
+        /// Take a request of `units` × 256 bytes.
+        Take(usize),
+        /// Free block `k` with its request (or a wrong size).
+        Free(usize, bool),
+        Drain,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (0usize..160, prop_oneof![1usize..=4, 1usize..=4096])
+                .prop_map(|(k, u)| Op::Adopt(k, u)),
+            3 => prop_oneof![1usize..=4, 1usize..=4096].prop_map(Op::Take),
+            4 => (0usize..160, any::<bool>()).prop_map(|(k, w)| Op::Free(k, w)),
+            1 => Just(Op::Drain),
+        ]
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum St {
+        Free,
+        Live(usize),
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Whatever the order of adoptions, takes, frees and drains (tombstones, rebuilds),
+        /// the front holds exactly the blocks a model holds, each findable, with the right
+        /// state, and its byte and block counts add up.
+        #[test]
+        fn front_table_matches_a_model(ops in proptest::collection::vec(op(), 1..300)) {
+            let s = Stream::DEFAULT;
+            let mut f = Front::new();
+            f.stream = Some(s);
+            let mut model: HashMap<usize, (usize, St)> = HashMap::new();
+            let addr = |k: usize| (k + 1) << 24;
+            for op in ops {
+                match op {
+                    Op::Adopt(k, units) => {
+                        let a = addr(k);
+                        if model.contains_key(&a) {
+                            continue;
+                        }
+                        let size = units << UNIT_SHIFT;
+                        if f.adopt(a, size, k as u32, 0, s) {
+                            model.insert(a, (size, St::Free));
+                        }
+                    }
+                    Op::Take(units) => {
+                        let rounded = units << UNIT_SHIFT;
+                        match f.take(rounded) {
+                            Some(a) => {
+                                let e = model.get_mut(&a).expect("taken block is known");
+                                prop_assert_eq!(e.1, St::Free);
+                                prop_assert!(e.0 >= rounded, "{} < {}", e.0, rounded);
+                                e.1 = St::Live(rounded);
+                            }
+                            None => {
+                                // The search class holds no free block.
+                                let (fl, sl) = mapping_search(units);
+                                let c2 = fl * 16 + sl;
+                                prop_assert!(!model
+                                    .values()
+                                    .any(|&(size, st)| st == St::Free && class_of(size) == c2));
+                            }
+                        }
+                    }
+                    Op::Free(k, wrong) => {
+                        let a = addr(k);
+                        let got = match model.get(&a).copied() {
+                            None => {
+                                prop_assert!(matches!(f.free(a, 256, s, true), Ok(Freed::NotHere)));
+                                continue;
+                            }
+                            Some((_, St::Free)) => {
+                                prop_assert!(f.free(a, 256, s, true).is_err(), "double free");
+                                continue;
+                            }
+                            Some((_, St::Live(req))) if wrong => {
+                                prop_assert!(f.free(a, req + 256, s, true).is_err(), "wrong size");
+                                continue;
+                            }
+                            Some((_, St::Live(req))) => f.free(a, req, s, true),
+                        };
+                        match got {
+                            Ok(Freed::Kept) => model.get_mut(&a).unwrap().1 = St::Free,
+                            Ok(Freed::Return(r)) => {
+                                prop_assert_eq!(r.addr, a);
+                                prop_assert_eq!(r.block as usize, k);
+                                model.remove(&a);
+                            }
+                            other => prop_assert!(false, "free of a live block: {:?}", other),
+                        }
+                    }
+                    Op::Drain => {
+                        let mut out = Vec::new();
+                        f.drain(&mut out);
+                        let mut got: Vec<usize> = out.iter().map(|r| r.addr).collect();
+                        got.sort_unstable();
+                        let mut want: Vec<usize> = model
+                            .iter()
+                            .filter(|(_, v)| v.1 == St::Free)
+                            .map(|(a, _)| *a)
+                            .collect();
+                        want.sort_unstable();
+                        prop_assert_eq!(got, want);
+                        model.retain(|_, v| v.1 != St::Free);
+                    }
+                }
+                let free: Vec<usize> =
+                    model.values().filter(|v| v.1 == St::Free).map(|v| v.0).collect();
+                prop_assert_eq!(f.cached_count, free.len());
+                prop_assert_eq!(f.cached_bytes, free.iter().sum::<usize>());
+                prop_assert_eq!(f.table.len, model.len());
+                prop_assert!(2 * (f.table.len + f.table.gone) <= f.table.slots.len());
+                for (&a, &(size, st)) in &model {
+                    let i = f.table.find(a).expect("every held block is in the table");
+                    let e = f.table.slots[i as usize];
+                    prop_assert_eq!(e.size as usize, size);
+                    prop_assert_eq!(e.req as usize, match st { St::Free => 0, St::Live(r) => r });
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tombstones_are_cleared_or_rebuilt_away() {
+        let s = Stream::DEFAULT;
+        let mut f = Front::new();
+        f.stream = Some(s);
+        // Many adopt/return cycles over distinct addresses: the table must not fill with
+        // tombstones (it stays within half, rebuilding when needed).
+        for round in 0..2000usize {
+            let a = (round + 1) << 20;
+            assert!(f.adopt(a, 256, 0, 0, s));
+            assert_eq!(f.take(256), Some(a));
+            match f.free(a, 256, s, false).unwrap() {
+                Freed::Return(r) => assert_eq!(r.addr, a),
+                other => panic!("{other:?}"),
+            }
+            assert!(2 * (f.table.len + f.table.gone) <= f.table.slots.len());
+        }
+        assert_eq!(f.table.len, 0);
+        assert!(
+            f.table.slots.len() <= 64,
+            "{} slots for no entries",
+            f.table.slots.len()
+        );
+    }
 }
