@@ -19,6 +19,13 @@ pub(crate) struct PtrMap {
     shift: u32,
 }
 
+/// The home slot of block address `key` in an open-addressed table of `2^(64 - shift)`
+/// slots: a multiplicative hash of `key >> 8` (addresses are 256-byte aligned), top bits.
+#[inline(always)]
+pub(crate) fn home_slot(key: usize, shift: u32) -> usize {
+    ((key as u64 >> UNIT_SHIFT).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> shift) as usize
+}
+
 impl Default for PtrMap {
     fn default() -> Self {
         PtrMap::with_capacity(16)
@@ -57,7 +64,7 @@ impl PtrMap {
 
     #[inline(always)]
     fn home(&self, key: usize) -> usize {
-        ((key as u64 >> UNIT_SHIFT).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
+        home_slot(key, self.shift)
     }
 
     #[inline(always)]

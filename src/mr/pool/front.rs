@@ -112,7 +112,7 @@ impl Table {
 
     #[inline(always)]
     fn home(&self, addr: usize) -> usize {
-        ((addr as u64 >> UNIT_SHIFT).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
+        crate::mr::ptr_map::home_slot(addr, self.shift)
     }
 
     /// The slot holding `addr`, if any.
