@@ -114,6 +114,14 @@ pub fn device_attribute_by_cuda_number(attr: i32, device: DeviceId) -> Result<i3
     }
 }
 
+/// The name of `device` (`cudaDeviceProp::name`; the host emulation's is "rmm-rs host
+/// emulation device N"). A bad device is the runtime's error (`cudaErrorInvalidDevice`).
+pub fn device_name(device: DeviceId) -> Result<String> {
+    runtime()?
+        .device_name(device)
+        .map_err(|e| Error::runtime(device, e))
+}
+
 /// Prefetches `bytes` at `ptr` to `device` (`-1`, CUDA's `cudaCpuDeviceId`: the host),
 /// ordered on `stream` (RMM's `rmm::prefetch`, `cudaMemPrefetchAsync`).
 ///

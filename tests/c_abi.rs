@@ -853,3 +853,53 @@ fn versions_and_device_attributes_by_cuda_number() {
         assert_eq!(rmm_last_error_runtime_code(), 1, "{}", last_error());
     }
 }
+
+#[test]
+fn device_names() {
+    init();
+    let mut count = 0;
+    let mut buf = [0x55 as std::ffi::c_char; 256];
+    // SAFETY: valid out-pointers and buffer lengths, and NULL / empty ones that are reported.
+    unsafe {
+        assert_eq!(rmm_get_device_count(&mut count), RMM_STATUS_SUCCESS);
+        assert_eq!(
+            rmm_device_get_name(buf.as_mut_ptr(), buf.len(), 0),
+            RMM_STATUS_SUCCESS,
+            "{}",
+            last_error()
+        );
+        let name = std::ffi::CStr::from_ptr(buf.as_ptr())
+            .to_str()
+            .unwrap()
+            .to_owned();
+        assert!(!name.is_empty());
+        if runtime_is_host() {
+            assert_eq!(name, "rmm-rs host emulation device 0");
+        }
+        // Cut short to the room given, always NUL-terminated.
+        let mut small = [0x55 as std::ffi::c_char; 5];
+        assert_eq!(
+            rmm_device_get_name(small.as_mut_ptr(), small.len(), 0),
+            RMM_STATUS_SUCCESS
+        );
+        let cut = std::ffi::CStr::from_ptr(small.as_ptr()).to_str().unwrap();
+        assert_eq!(cut, &name[..4]);
+        // Bad input changes nothing.
+        let mut untouched = [0x55 as std::ffi::c_char; 8];
+        assert_eq!(
+            rmm_device_get_name(untouched.as_mut_ptr(), 0, 0),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            rmm_device_get_name(null_mut(), 16, 0),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            rmm_device_get_name(untouched.as_mut_ptr(), untouched.len(), count),
+            RMM_STATUS_RUNTIME_ERROR
+        );
+        assert_eq!(rmm_last_error_runtime_code(), 101, "{}", last_error());
+        assert!(last_error().contains("rmm_device_get_name"));
+        assert!(untouched.iter().all(|&c| c == 0x55));
+    }
+}

@@ -423,6 +423,14 @@ rmm_status_t rmm_driver_get_version(int32_t *version);
 rmm_status_t rmm_device_get_attribute(int32_t *value, int32_t attr, int32_t device);
 
 /**
+ * Writes the name of `device` (`cudaDeviceProp::name`, as `cuDeviceGetName` gives it) into
+ * `name`, `len` bytes at most including the terminating NUL (a longer name is cut short).
+ * `RMM_STATUS_INVALID_ARGUMENT` for a NULL `name` or a `len` of 0;
+ * `RMM_STATUS_RUNTIME_ERROR` for a bad device (`cudaErrorInvalidDevice`).
+ */
+rmm_status_t rmm_device_get_name(char *name, size_t len, int32_t device);
+
+/**
  * Number of devices.
  */
 rmm_status_t rmm_get_device_count(int32_t *count);

@@ -166,6 +166,7 @@ extern "C" {
     fn rmm_runtime_get_version(version: *mut i32) -> Status;
     fn rmm_driver_get_version(version: *mut i32) -> Status;
     fn rmm_device_get_attribute(value: *mut i32, attr: i32, device: i32) -> Status;
+    fn rmm_device_get_name(name: *mut c_char, len: usize, device: i32) -> Status;
 }
 
 // ---- errors ------------------------------------------------------------------------------
@@ -1283,6 +1284,19 @@ fn device_get_attribute(py: Python<'_>, attr: i32, device: i32) -> PyResult<i32>
     })
 }
 
+/// The name of `device` (cudaDeviceProp::name), on any runtime.
+#[pyfunction]
+fn device_get_name(py: Python<'_>, device: i32) -> PyResult<String> {
+    call(py, move || {
+        let mut buf = [0 as c_char; 256];
+        // SAFETY: `buf` is writable for its length; the name is NUL-terminated within it.
+        check(unsafe { rmm_device_get_name(buf.as_mut_ptr(), buf.len(), device) })?;
+        // SAFETY: NUL-terminated by rmm_device_get_name on success.
+        let name = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
+        Ok(name.to_string_lossy().into_owned())
+    })
+}
+
 /// The path of the librmm.so that this extension calls (the one loaded in the process).
 #[pyfunction]
 fn library_path() -> PyResult<String> {
@@ -1431,6 +1445,7 @@ fn _ffi(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(runtime_get_version, m)?)?;
     m.add_function(wrap_pyfunction!(driver_get_version, m)?)?;
     m.add_function(wrap_pyfunction!(device_get_attribute, m)?)?;
+    m.add_function(wrap_pyfunction!(device_get_name, m)?)?;
     m.add("STREAM_DEFAULT", 0usize)?;
     m.add("STREAM_LEGACY", 1usize)?;
     m.add("STREAM_PER_THREAD", 2usize)?;

@@ -147,3 +147,45 @@ def test_module_names():
     for name in gpu.__all__:
         assert hasattr(gpu, name)
     assert rmm._cuda.gpu is gpu
+
+
+def test_device_name_and_properties():
+    name = gpu.deviceGetName(0)
+    assert isinstance(name, str) and name
+    props = gpu.getDeviceProperties(0)
+    # cudaDeviceProp's name is bytes (str in some cuda-python versions); ours is bytes.
+    got = props.name
+    if isinstance(got, bytes):
+        got = got.split(b"\0")[0].decode()
+    assert got == name
+    assert props.major == gpu.getDeviceAttribute(cudaDeviceAttr.cudaDevAttrComputeCapabilityMajor, 0)
+    assert props.multiProcessorCount == gpu.getDeviceAttribute(
+        cudaDeviceAttr.cudaDevAttrMultiProcessorCount, 0
+    )
+    assert props.warpSize == gpu.getDeviceAttribute(cudaDeviceAttr.cudaDevAttrWarpSize, 0)
+    assert props.totalGlobalMem > 0
+    # The current device is unchanged.
+    assert gpu.getDevice() == 0
+
+
+@on_host
+def test_device_name_and_properties_of_the_host_emulation():
+    assert gpu.deviceGetName(0) == "rmm-rs host emulation device 0"
+    props = gpu.getDeviceProperties(0)
+    assert isinstance(props, gpu.DeviceProperties)
+    assert (props.major, props.minor, props.warpSize) == (9, 0, 32)
+    assert props.totalGlobalMem == _ffi.available_device_memory()[1]
+    assert "host emulation" in repr(props)
+
+
+def test_device_name_and_properties_errors():
+    count = gpu.getDeviceCount()
+    for f in (gpu.deviceGetName, gpu.getDeviceProperties):
+        with pytest.raises(CUDARuntimeError) as e:
+            f(count)
+        assert int(e.value.status) == 101  # cudaErrorInvalidDevice
+        with pytest.raises(CUDARuntimeError) as e:
+            f(2**40)
+        assert int(e.value.status) == 101
+        with pytest.raises(TypeError):
+            f("0")

@@ -2,10 +2,17 @@ import os
 
 import pytest
 
+import importlib
+import sys
+import warnings
+
 import rmm
 import rmm._cuda.gpu
-import rmm._cuda.stream
 import rmm.pylibrmm.stream
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", FutureWarning)
+    import rmm._cuda.stream
 
 
 def test_version():
@@ -56,3 +63,10 @@ def test_exceptions_hierarchy():
     assert issubclass(InvalidArgumentError, ValueError)
     e = rmm.RMMError(3, "boom")
     assert e.errcode == 3 and str(e) == "boom"
+
+
+def test_old_stream_module_warns_as_rmms_does():
+    sys.modules.pop("rmm._cuda.stream", None)
+    with pytest.warns(FutureWarning, match="rmm.pylibrmm.stream"):
+        mod = importlib.import_module("rmm._cuda.stream")
+    assert mod.Stream is rmm.pylibrmm.stream.Stream

@@ -92,6 +92,35 @@ pub unsafe extern "C" fn rmm_device_get_attribute(
     })
 }
 
+/// Writes the name of `device` (`cudaDeviceProp::name`, as `cuDeviceGetName` gives it) into
+/// `name`, `len` bytes at most including the terminating NUL (a longer name is cut short).
+/// `RMM_STATUS_INVALID_ARGUMENT` for a NULL `name` or a `len` of 0;
+/// `RMM_STATUS_RUNTIME_ERROR` for a bad device (`cudaErrorInvalidDevice`).
+#[no_mangle]
+pub unsafe extern "C" fn rmm_device_get_name(
+    name: *mut c_char,
+    len: usize,
+    device: i32,
+) -> rmm_status_t {
+    guard("rmm_device_get_name", || {
+        non_null(name, "name")?;
+        if len == 0 {
+            return Err(Error::invalid(
+                "len is 0: no room for the name's terminating NUL",
+            ));
+        }
+        let s = device::device_name(device)?;
+        let n = s.len().min(len - 1);
+        // SAFETY: `name` is non-null and, by this function's contract, writable for `len`
+        // bytes; `n + 1 <= len`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(s.as_ptr(), name.cast::<u8>(), n);
+            name.add(n).write(0);
+        }
+        Ok(())
+    })
+}
+
 /// Number of devices.
 #[no_mangle]
 pub unsafe extern "C" fn rmm_get_device_count(count: *mut i32) -> rmm_status_t {

@@ -49,6 +49,7 @@ impl Runtime for Counted {
         RtOther fn mem_get_info(&self) -> RtResult<MemInfo>;
         RtOther fn device_attribute(&self, attr: DeviceAttribute, device: DeviceId) -> RtResult<i32>;
         RtOther fn device_attribute_by_cuda_number(&self, attr: i32, device: DeviceId) -> RtResult<i32>;
+        RtOther fn device_name(&self, device: DeviceId) -> RtResult<String>;
         RtOther fn runtime_version(&self) -> RtResult<i32>;
         RtOther fn driver_version(&self) -> RtResult<i32>;
 

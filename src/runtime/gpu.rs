@@ -202,6 +202,12 @@ api_table! {
             (*mut RawPointerAttributes, *const c_void);
     }
     optional {
+        // (cudaDeviceProp / hipDeviceProp_t*, device): only the name, the first field of
+        // every version of the struct, is read. CUDA 12 exports the current layout as
+        // `_v2`; CUDA 11 and 13 as the unsuffixed name.
+        get_device_properties: ["cudaGetDeviceProperties_v2", "hipGetDeviceProperties"]
+            (*mut u8, i32);
+        get_device_properties_v1: ["cudaGetDeviceProperties", ""] (*mut u8, i32);
         // (ptr, size, flags = attach global)
         malloc_managed: ["cudaMallocManaged", "hipMallocManaged"] (*mut P, usize, u32);
         malloc_host: ["cudaMallocHost", ""] (*mut P, usize);
@@ -630,6 +636,26 @@ impl Runtime for GpuRuntime {
         // by the runtime.
         let code = unsafe { (self.api.device_get_attribute.f)(&mut v, number, device) };
         self.check(call, code).map(|()| v)
+    }
+
+    fn device_name(&self, device: DeviceId) -> RtResult<String> {
+        /// Larger than any version's `cudaDeviceProp` (about 1 KiB) or `hipDeviceProp_t`.
+        const PROPS_BYTES: usize = 8 << 10;
+        let sym = if self.api.get_device_properties.f.is_some() {
+            &self.api.get_device_properties
+        } else {
+            &self.api.get_device_properties_v1
+        };
+        let f = self.opt(sym)?;
+        let mut props = vec![0u8; PROPS_BYTES];
+        // SAFETY: `props` is writable for PROPS_BYTES, more than the runtime's struct; the
+        // runtime validates the device.
+        let code = unsafe { f(props.as_mut_ptr(), device) };
+        self.check(sym.name, code)?;
+        // `char name[256]` at offset 0, NUL-terminated.
+        let name = &props[..256];
+        let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+        Ok(String::from_utf8_lossy(&name[..end]).into_owned())
     }
 
     fn runtime_version(&self) -> RtResult<i32> {

@@ -308,6 +308,9 @@ pub trait Runtime: Send + Sync + 'static {
     /// [`RuntimeErrorKind::NotSupported`]; a number that is no attribute at all is
     /// [`RuntimeErrorKind::InvalidValue`], as `cudaDeviceGetAttribute` reports it.
     fn device_attribute_by_cuda_number(&self, attr: i32, device: DeviceId) -> RtResult<i32>;
+    /// The name of `device` (`cudaDeviceProp::name`, e.g. "NVIDIA H100 80GB HBM3"); a bad
+    /// device is [`RuntimeErrorKind::InvalidDevice`].
+    fn device_name(&self, device: DeviceId) -> RtResult<String>;
     /// The runtime's version (`cudaRuntimeGetVersion` / `hipRuntimeGetVersion`): CUDA
     /// numbers it `1000 * major + 10 * minor`, HIP `10_000_000 * major + 100_000 * minor +
     /// patch`.

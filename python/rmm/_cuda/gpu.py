@@ -161,6 +161,93 @@ def getDeviceAttribute(attr, device: int):
     return _call(_ffi.device_get_attribute, attr, device)
 
 
+def deviceGetName(device: int):
+    """The name of ``device`` (``str``, e.g. ``"NVIDIA H100 80GB HBM3"``).
+
+    Raises ``CUDARuntimeError`` on failure (``cudaErrorInvalidDevice`` for a bad device).
+    RMM asks the driver (``cuDeviceGetName``) and raises ``CUDADriverError``; this asks the
+    runtime librmm.so drives, so it answers on HIP and the host emulation too."""
+    device = _int_arg(device, "device")
+    if not -(2**31) <= device < 2**31:
+        raise CUDARuntimeError(101, f"cudaErrorInvalidDevice: invalid device ordinal {device}")
+    return _call(_ffi.device_get_name, device)
+
+
+class DeviceProperties:
+    """The properties of a device that :func:`getDeviceProperties` returns where it cannot
+    return cuda-python's ``cudaDeviceProp``: the same field names, for the fields every
+    runtime librmm.so drives can answer. ``name`` is ``bytes``, as in ``cudaDeviceProp``."""
+
+    # cudaDeviceProp field -> CUDA's cudaDeviceAttr number.
+    _ATTRIBUTES = {
+        "maxThreadsPerBlock": 1,
+        "warpSize": 10,
+        "multiProcessorCount": 16,
+        "integrated": 18,
+        "pciBusID": 33,
+        "pciDeviceID": 34,
+        "l2CacheSize": 38,
+        "pciDomainID": 50,
+        "major": 75,
+        "minor": 76,
+        "managedMemory": 83,
+        "pageableMemoryAccess": 88,
+        "concurrentManagedAccess": 89,
+        "memoryPoolsSupported": 115,
+    }
+
+    def __init__(self, device: int):
+        self.name = deviceGetName(device).encode()
+        for field, attr in self._ATTRIBUTES.items():
+            try:
+                value = getDeviceAttribute(attr, device)
+            except CUDARuntimeError as e:
+                if int(e.status) != 801:  # cudaErrorNotSupported: a field HIP lacks
+                    raise
+                value = 0
+            setattr(self, field, value)
+        current = getDevice()
+        try:
+            if device != current:
+                setDevice(device)
+            self.totalGlobalMem = _ffi.available_device_memory()[1]
+        finally:
+            if device != current:
+                setDevice(current)
+
+    def __repr__(self):
+        return (
+            f"DeviceProperties(name={self.name!r}, major={self.major}, minor={self.minor}, "
+            f"multiProcessorCount={self.multiProcessorCount}, "
+            f"totalGlobalMem={self.totalGlobalMem})"
+        )
+
+
+def getDeviceProperties(device: int):
+    """The properties of ``device``.
+
+    On the CUDA runtime with cuda-python installed, cuda-python's ``cudaDeviceProp``, as
+    RMM returns it; otherwise a :class:`DeviceProperties` with the same field names for
+    the fields every runtime answers (``name``, ``major``, ``minor``,
+    ``multiProcessorCount``, ``totalGlobalMem``, ...).
+
+    Raises ``CUDARuntimeError`` on failure (``cudaErrorInvalidDevice`` for a bad device)."""
+    device = _int_arg(device, "device")
+    if not -(2**31) <= device < 2**31:
+        raise CUDARuntimeError(101, f"cudaErrorInvalidDevice: invalid device ordinal {device}")
+    if _ffi.runtime_name() == "cuda":
+        try:
+            from cuda.bindings import runtime
+        except ImportError:
+            runtime = None
+        if runtime is not None:
+            status, prop = runtime.cudaGetDeviceProperties(device)
+            if status != runtime.cudaError_t.cudaSuccess:
+                raise CUDARuntimeError(int(status))
+            return prop
+    return DeviceProperties(device)
+
+
 __all__ = [
     "CUDARuntimeError",
     "CUDADriverError",
@@ -170,4 +257,6 @@ __all__ = [
     "setDevice",
     "getDeviceCount",
     "getDeviceAttribute",
+    "getDeviceProperties",
+    "deviceGetName",
 ]

@@ -1,8 +1,18 @@
-"""Alias of ``rmm.pylibrmm.stream`` (RMM's older path)."""
+"""Alias of ``rmm.pylibrmm.stream`` (RMM's older path, deprecated in RMM 25.02: importing
+it warns, as RMM's does)."""
+
+import warnings
 
 from rmm.pylibrmm.stream import (  # noqa: F401
     DEFAULT_STREAM,
     LEGACY_DEFAULT_STREAM,
     PER_THREAD_DEFAULT_STREAM,
     Stream,
+)
+
+warnings.warn(
+    "The `rmm._cuda.stream` module is deprecated in 25.02 and will be removed in a future "
+    "release. Use `rmm.pylibrmm.stream` instead.",
+    FutureWarning,
+    stacklevel=2,
 )

@@ -543,6 +543,11 @@ impl Runtime for HostRuntime {
             .ok_or_else(|| rt_err(CALL, RuntimeErrorKind::InvalidValue))
     }
 
+    fn device_name(&self, device: DeviceId) -> RtResult<String> {
+        self.check_device("hostGetDeviceProperties", device)?;
+        Ok(format!("rmm-rs host emulation device {device}"))
+    }
+
     fn runtime_version(&self) -> RtResult<i32> {
         Ok(EMULATED_CUDA_VERSION)
     }
