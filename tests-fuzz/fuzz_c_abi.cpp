@@ -430,6 +430,22 @@ class worker {
         expect_error(rmm_tracking_adaptor_get_allocated_bytes(tracking_, nullptr), "tracking(NULL)");
         expect_error(rmm_stream_query(streams_[0], nullptr), "stream_query(NULL)");
         expect_error(rmm_cuda_create(nullptr), "cuda_create(NULL)");
+        expect_error(rmm_resource_id(cuda_, nullptr), "resource_id(NULL)");
+        {
+          std::uint64_t id = 0;
+          expect_error(rmm_resource_id(nullptr, &id), "resource_id of a NULL handle");
+          char name[8];
+          expect_error(rmm_device_get_name(nullptr, sizeof name, 0), "device_get_name(NULL)");
+          expect_error(rmm_device_get_name(name, 0, 0), "device_get_name with no room");
+          expect_error(rmm_device_get_name(name, sizeof name, 1 << 20), "device_get_name(bad device)");
+          // A good call with a random room: NUL-terminated within it.
+          std::size_t const room = 1 + pick(sizeof name);
+          std::memset(name, 'x', sizeof name);
+          if (rmm_device_get_name(name, room, 0) != RMM_STATUS_SUCCESS ||
+              std::memchr(name, 0, room) == nullptr) {
+            defect(id_, step_, "device_get_name: not NUL-terminated within the room given");
+          }
+        }
         break;
       case 15: {
         what = "wrong resource kind";
