@@ -95,6 +95,15 @@ def _int_arg(value, name):
     )
 
 
+def _device_arg(device):
+    """``device`` as an int a runtime call can take (``CUDARuntimeError`` with
+    ``cudaErrorInvalidDevice`` when it cannot be a device ordinal)."""
+    device = _int_arg(device, "device")
+    if not -(2**31) <= device < 2**31:
+        raise CUDARuntimeError(101, f"cudaErrorInvalidDevice: invalid device ordinal {device}")
+    return device
+
+
 def driverGetVersion():
     """The newest CUDA version the installed driver supports, as ``1000 * major + 10 *
     minor`` (CUDA 12.8: 12080); 0 when no driver is installed. On HIP, HIP's numbering;
@@ -156,8 +165,7 @@ def getDeviceAttribute(attr, device: int):
     device = _int_arg(device, "device")
     if not -(2**31) <= attr < 2**31:
         raise CUDARuntimeError(1, f"cudaErrorInvalidValue: no device attribute {attr}")
-    if not -(2**31) <= device < 2**31:
-        raise CUDARuntimeError(101, f"cudaErrorInvalidDevice: invalid device ordinal {device}")
+    device = _device_arg(device)
     return _call(_ffi.device_get_attribute, attr, device)
 
 
@@ -167,9 +175,7 @@ def deviceGetName(device: int):
     Raises ``CUDARuntimeError`` on failure (``cudaErrorInvalidDevice`` for a bad device).
     RMM asks the driver (``cuDeviceGetName``) and raises ``CUDADriverError``; this asks the
     runtime librmm.so drives, so it answers on HIP and the host emulation too."""
-    device = _int_arg(device, "device")
-    if not -(2**31) <= device < 2**31:
-        raise CUDARuntimeError(101, f"cudaErrorInvalidDevice: invalid device ordinal {device}")
+    device = _device_arg(device)
     return _call(_ffi.device_get_name, device)
 
 
@@ -232,9 +238,7 @@ def getDeviceProperties(device: int):
     ``multiProcessorCount``, ``totalGlobalMem``, ...).
 
     Raises ``CUDARuntimeError`` on failure (``cudaErrorInvalidDevice`` for a bad device)."""
-    device = _int_arg(device, "device")
-    if not -(2**31) <= device < 2**31:
-        raise CUDARuntimeError(101, f"cudaErrorInvalidDevice: invalid device ordinal {device}")
+    device = _device_arg(device)
     if _ffi.runtime_name() == "cuda":
         try:
             from cuda.bindings import runtime
