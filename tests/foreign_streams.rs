@@ -209,10 +209,12 @@ fn tracked_streams_make_no_runtime_call_per_free_foreign_ones_one_record() {
         ok(rmm_stream_destroy(cs), "rmm_stream_destroy");
         // Created with the runtime: foreign, one event record per free.
         let foreign = rt.stream_create(Default::default()).unwrap();
-        assert_eq!(
-            records_per_pairs(&*mr, foreign, 3000, N),
-            N,
-            "{name} on a foreign stream"
+        // A pool that has taken memory across streams may add one free-epoch record when
+        // its allocations move to a new stream, and no more while they stay there.
+        let records = records_per_pairs(&*mr, foreign, 3000, N);
+        assert!(
+            (N..=N + 1).contains(&records),
+            "{name} on a foreign stream: {records} records for {N} frees"
         );
         rt.stream_destroy(foreign).unwrap();
         // Its memory is still usable from the default stream.

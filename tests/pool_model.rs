@@ -684,6 +684,40 @@ fn binning_sixteen_threads() {
     assert_eq!(up.outstanding(), 0);
 }
 
+/// A binning resource's own bins take at most 16 MiB from upstream at a time (RMM takes 128
+/// blocks per bin: 992 MiB for bins of 256 KiB to 4 MiB).
+#[test]
+fn binning_bins_take_small_batches() {
+    let up = Counting::new();
+    let b = BinningMemoryResource::with_range(up.clone(), 18, 22).unwrap();
+    assert_eq!(
+        up.outstanding(),
+        5 * (16 << 20),
+        "a first batch of 16 MiB per bin"
+    );
+    let batches: Vec<usize> = b
+        .bins()
+        .iter()
+        .map(|(_, r)| {
+            r.as_any()
+                .downcast_ref::<FixedSizeMemoryResource>()
+                .unwrap()
+                .blocks_to_preallocate()
+        })
+        .collect();
+    assert_eq!(batches, [64, 32, 16, 8, 4]);
+    // Five blocks of 4 MiB: a second batch of four.
+    let ps: Vec<_> = (0..5)
+        .map(|_| b.allocate(3 << 20, Stream::DEFAULT).unwrap())
+        .collect();
+    assert_eq!(up.outstanding(), 6 * (16 << 20));
+    for p in ps {
+        b.deallocate(p, 3 << 20, Stream::DEFAULT).unwrap();
+    }
+    drop(b);
+    assert_eq!(up.outstanding(), 0);
+}
+
 #[test]
 fn binning_routes_by_size_and_rejects_bad_ranges() {
     let up = Counting::new();
@@ -706,7 +740,10 @@ fn binning_routes_by_size_and_rejects_bad_ranges() {
             .find(|(_, r)| {
                 r.as_any()
                     .downcast_ref::<FixedSizeMemoryResource>()
-                    .is_some_and(|f| f.free_block_count() == f.pool_size() / f.get_block_size() - 1)
+                    .is_some_and(|f| {
+                        f.pool_size() > 0
+                            && f.free_block_count() == f.pool_size() / f.get_block_size() - 1
+                    })
             })
             .map(|x| x.0);
         b.deallocate(p, bytes, Stream::DEFAULT).unwrap();

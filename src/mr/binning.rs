@@ -15,7 +15,7 @@ use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
 
-use super::fixed_size::{FixedSizeMemoryResource, DEFAULT_BLOCKS_TO_PREALLOCATE};
+use super::fixed_size::FixedSizeMemoryResource;
 use super::{DeviceMemoryResource, SharedResource};
 use crate::error::{Error, Result};
 use crate::runtime::Stream;
@@ -171,10 +171,9 @@ impl BinningMemoryResource {
         };
         let resource = match bin_resource {
             Some(r) => r,
-            None => Arc::new(FixedSizeMemoryResource::new(
+            None => Arc::new(FixedSizeMemoryResource::for_bin(
                 self.upstream.clone(),
                 allocation_size,
-                DEFAULT_BLOCKS_TO_PREALLOCATE,
             )?),
         };
         bins.insert(at, (allocation_size, resource));

@@ -36,7 +36,7 @@ use parking_lot::Mutex;
 
 use super::ptr_map::PtrMap;
 use super::stream_lifetime::{self, StreamState};
-use super::stream_ordered::{thread_number, PerStreamLists, StreamRegistry};
+use super::stream_ordered::{thread_number, PerStreamLists, StreamRegistry, EPOCH_EVENTS, READY};
 use super::thread_slot::{on_thread_exit, thread_slot, ThreadExit};
 use super::{current_device_or_unknown, DeviceMemoryResource, SharedResource};
 use super::{ALLOCATION_ALIGNMENT, ALLOCATION_ALIGNMENT as ALIGN};
@@ -86,10 +86,12 @@ pub(crate) fn mapping_search(units: usize) -> (usize, usize) {
 /// (aligned), or `None` when the request does not fit under `maximum` (RMM's
 /// `size_to_grow`): half the aligned room left, at least the request, with a maximum.
 /// Without one, at least the request and, beyond that: the pool size (doubling it) up to
-/// [`GROW_STEP`], then `GROW_STEP` or a quarter of the pool, whichever is larger. RMM doubles
-/// at every size, which leaves up to half of what a growing pool took from upstream unused
-/// (2.58x the peak live bytes in the W4 benchmark); growing by a quarter bounds that
-/// overshoot to 25% at a cost of a few more upstream calls while the pool grows.
+/// [`GROW_STEP`], then `GROW_STEP` or a sixteenth of the pool, whichever is larger. RMM
+/// doubles at every size, which leaves up to half of what a growing pool took from upstream
+/// unused (2.58x the peak live bytes in the W4 benchmark); growing by a sixteenth bounds
+/// that overshoot to 6% at a cost of more upstream calls while the pool grows (about 100
+/// from 8 MiB to 40 GiB, each of them a small part of the time the driver takes to map
+/// that much memory).
 pub(crate) fn size_to_grow(
     bytes: usize,
     pool_size: usize,
@@ -101,15 +103,15 @@ pub(crate) fn size_to_grow(
             (bytes <= room).then(|| bytes.max(round_up(room / 2).unwrap_or(room)).min(room))
         }
         None => {
-            let quarter = round_up(pool_size / 4)?;
-            Some(bytes.max(pool_size.min(quarter.max(GROW_STEP))))
+            let share = round_up(pool_size / 16)?;
+            Some(bytes.max(pool_size.min(share.max(GROW_STEP))))
         }
     }
 }
 
-/// Without a maximum, a pool doubles up to this size, then grows by this much or a quarter
-/// of its size, whichever is larger (see [`size_to_grow`]).
-const GROW_STEP: usize = 32 << 20;
+/// Without a maximum, a pool doubles up to this size, then grows by this much or a
+/// sixteenth of its size, whichever is larger (see [`size_to_grow`]).
+const GROW_STEP: usize = 8 << 20;
 
 /// Rounds `bytes` up to the allocation alignment; `None` on overflow.
 fn round_up(bytes: usize) -> Option<usize> {
@@ -142,8 +144,35 @@ struct Block {
     /// Stream slot the block is free on (or was allocated on).
     stream: u32,
     state: State,
-    /// The front holding the block, when `Cached`.
-    front: u16,
+    /// When `Cached`, the front holding the block; when `Free`, the free epoch of its
+    /// stream slot it was filed in (see [`Epochs`]).
+    tag: u16,
+}
+
+/// The free epochs of one stream slot of a pool structure. Memory freed on stream T may
+/// be used by another stream S only once the work enqueued on T before the free has
+/// completed. Rather than make S wait on an event recorded on T whenever S runs short (a
+/// record, a wait, and the block moves to S only), the structure records an *epoch* event
+/// on T every [`Inner::epoch_bytes`] bytes freed there, during a free on T, and queries it
+/// later, without waiting: once it has completed, every block freed on T before it moves
+/// to the [`READY`] slot, where it merges with its free neighbours whichever stream freed
+/// them and serves any stream with no event. Only structures that have taken memory
+/// across streams do this (a single stream never needs it). Under the W4 benchmark (four
+/// streams, each block freed on another stream than the one it was allocated on), a
+/// growing pool took 1.70x its peak live bytes from upstream before: per-stream lists that
+/// cannot merge with each other fragment it.
+#[derive(Debug, Default, Clone, Copy)]
+struct Epochs {
+    /// The tag of blocks freed on the slot now (the next epoch to record).
+    cur: u16,
+    /// The oldest recorded epoch not yet seen complete, when `outstanding > 0`.
+    oldest: u16,
+    /// Recorded epochs not yet seen complete: `oldest ..` (at most [`EPOCH_EVENTS`]).
+    outstanding: u16,
+    /// Bytes freed on the slot since its last record or query.
+    since: usize,
+    /// [`Inner::switches`] at the slot's last record.
+    seen: u32,
 }
 
 /// One stream's TLSF index.
@@ -223,7 +252,18 @@ struct Inner {
     blocks: Vec<Block>,
     vacant: u32,
     streams: StreamRegistry,
+    /// TLSF lists by stream slot; [`READY`]'s first.
     lists: Vec<Tlsf>,
+    /// Free epochs by stream slot (see [`Epochs`]).
+    epochs: Vec<Epochs>,
+    /// Memory was taken across streams here: record and ripen free epochs.
+    multi: bool,
+    /// Times an allocation came from another stream slot than the one before (wrapping): a
+    /// slot records a new epoch only if this changed since its last one, so a stream that
+    /// reuses its own memory alone makes no runtime call however much it frees.
+    switches: u32,
+    /// The slot of the last allocation.
+    last_slot: u32,
     live: PtrMap,
     chunks: Vec<Chunk>,
     pool_size: usize,
@@ -356,7 +396,135 @@ impl Inner {
             self.vacate(i);
             i = prev;
         }
+        self.blk_mut(i).tag = self.epochs[s as usize].cur;
         self.list_insert(i);
+    }
+
+    /// Bytes freed on a stream slot between two epoch events (see [`Epochs`]): a 64th of
+    /// the structure, at least 1 MiB. Each epoch costs a record and a query or two, and a
+    /// slot holds back at most about two epochs from the other streams.
+    #[inline]
+    fn epoch_bytes(&self) -> usize {
+        (self.pool_size / 64).max(1 << 20)
+    }
+
+    /// After `bytes` were freed on slot `s` by an operation on its stream: advances its
+    /// free epochs (see [`Epochs`]) when this structure takes memory across streams.
+    #[inline(always)]
+    fn after_free(&mut self, s: u32, bytes: usize) {
+        if self.multi {
+            self.advance_epoch(s, bytes);
+        }
+    }
+
+    #[inline(never)]
+    fn advance_epoch(&mut self, s: u32, bytes: usize) {
+        let threshold = self.epoch_bytes();
+        let e = &mut self.epochs[s as usize];
+        e.since += bytes;
+        if e.since < threshold {
+            return;
+        }
+        e.since = 0;
+        self.poll(s);
+        if self.epochs[s as usize].seen != self.switches {
+            self.record(s);
+        }
+    }
+
+    /// Records slot `s`'s next epoch (during an operation on its stream), unless
+    /// [`EPOCH_EVENTS`] are outstanding.
+    fn record(&mut self, s: u32) {
+        let e = self.epochs[s as usize];
+        if usize::from(e.outstanding) < EPOCH_EVENTS && self.streams.record_epoch(s, e.cur) {
+            let switches = self.switches;
+            let e = &mut self.epochs[s as usize];
+            if e.outstanding == 0 {
+                e.oldest = e.cur;
+            }
+            e.outstanding += 1;
+            e.cur = e.cur.wrapping_add(1);
+            e.seen = switches;
+        }
+    }
+
+    /// Queries slot `t`'s outstanding epochs, oldest first, and ripens up to the last one
+    /// that has completed.
+    fn poll(&mut self, t: u32) {
+        let mut done = None;
+        loop {
+            let e = self.epochs[t as usize];
+            if e.outstanding == 0 || !self.streams.epoch_done(t, e.oldest) {
+                break;
+            }
+            done = Some(e.oldest);
+            let e = &mut self.epochs[t as usize];
+            e.oldest = e.oldest.wrapping_add(1);
+            e.outstanding -= 1;
+        }
+        if let Some(done) = done {
+            self.ripen(t, done);
+        }
+    }
+
+    /// Records slot `s`'s next epoch now (during an operation on its stream), so that every
+    /// block on its list (just gathered from other streams) becomes ready once it
+    /// completes.
+    fn seal(&mut self, s: u32) {
+        if self.multi && s != READY {
+            self.record(s);
+        }
+    }
+
+    /// Moves every free block of slot `t` freed up to epoch `done` (completed) to
+    /// [`READY`] (merging there).
+    fn ripen(&mut self, t: u32, done: u16) {
+        let mut fl_bits = self.lists[t as usize].fl_bitmap;
+        while fl_bits != 0 {
+            let fl = fl_bits.trailing_zeros() as usize;
+            fl_bits &= fl_bits - 1;
+            let mut sl_bits = self.lists[t as usize].sl_bitmap[fl];
+            while sl_bits != 0 {
+                let sl = sl_bits.trailing_zeros() as usize;
+                sl_bits &= sl_bits - 1;
+                let mut i = self.lists[t as usize].heads[fl][sl];
+                while i != NIL {
+                    let b = *self.blk(i);
+                    // Tags in a list are at most EPOCH_EVENTS + 1 epochs apart: no
+                    // wrap-around issue.
+                    if done.wrapping_sub(b.tag) < u16::MAX / 2 {
+                        // Merging in READY never touches `t`'s blocks: `next_free` holds.
+                        self.list_remove(i);
+                        self.free_insert(i, READY);
+                    }
+                    i = b.next_free;
+                }
+            }
+        }
+    }
+
+    /// Moves to [`READY`] what every slot's completed epoch event covers (the slow path,
+    /// before taking memory from another stream with an event).
+    fn ripen_all(&mut self) {
+        for t in 1..self.lists.len() as u32 {
+            self.poll(t);
+        }
+    }
+
+    /// A free block for slot `s`: its own, else a [`READY`] one.
+    #[inline(always)]
+    fn find_any(&self, s: u32, bytes: usize) -> Option<u32> {
+        if self.lists[READY as usize].fl_bitmap == 0 {
+            return self.find(s, bytes);
+        }
+        match (self.find(s, bytes), self.find(READY, bytes)) {
+            (Some(a), Some(b)) => Some(if self.blk(b).size < self.blk(a).size {
+                b
+            } else {
+                a
+            }),
+            (a, b) => a.or(b),
+        }
     }
 
     /// A free block of stream slot `s` with at least `bytes`, in O(1).
@@ -380,6 +548,10 @@ impl Inner {
     /// Marks free block `i` used for `bytes` on slot `s`, splitting off the rest.
     #[inline]
     fn take(&mut self, i: u32, bytes: usize, s: u32) -> *mut c_void {
+        if s != self.last_slot {
+            self.switches = self.switches.wrapping_add(1);
+            self.last_slot = s;
+        }
         self.list_remove(i);
         let b = *self.blk(i);
         if b.size > bytes {
@@ -390,9 +562,9 @@ impl Inner {
                 next_phys: b.next_phys,
                 prev_free: NIL,
                 next_free: NIL,
-                stream: s,
+                stream: b.stream,
                 state: State::Free,
-                front: 0,
+                tag: b.tag,
             });
             // Into the dummy when `i` was last in its chunk.
             self.blk_mut(b.next_phys).prev_phys = j;
@@ -633,6 +805,7 @@ impl PerStreamLists for Inner {
 
     fn push_lists(&mut self) {
         self.lists.push(Tlsf::new());
+        self.epochs.push(Epochs::default());
     }
 
     fn has_free(&self, slot: u32) -> bool {
@@ -658,13 +831,17 @@ impl Inner {
                     next_free: NIL,
                     stream: u32::MAX,
                     state: State::Vacant,
-                    front: 0,
+                    tag: 0,
                 });
                 v
             },
             vacant: NIL,
-            streams: StreamRegistry::new(rt, device),
-            lists: Vec::new(),
+            streams: StreamRegistry::with_ready_slot(rt, device),
+            lists: vec![Tlsf::new()],
+            epochs: vec![Epochs::default()],
+            multi: false,
+            switches: 0,
+            last_slot: READY,
             live: PtrMap::with_capacity(1024),
             chunks: Vec::new(),
             pool_size: 0,
@@ -685,7 +862,7 @@ impl Inner {
             next_free: NIL,
             stream: s,
             state: State::Free,
-            front: 0,
+            tag: 0,
         });
         self.chunks.push(Chunk {
             addr,
@@ -699,20 +876,30 @@ impl Inner {
     /// The allocation path when stream slot `s` has no fitting block, before growing: take
     /// another stream's free memory (ordered after it).
     fn steal(&mut self, rounded: usize, s: u32) -> Result<Option<*mut c_void>> {
+        if self.multi {
+            self.ripen_all();
+            if let Some(i) = self.find(READY, rounded) {
+                return Ok(Some(self.take(i, rounded, s)));
+            }
+        }
         // Path 1: a stream whose free memory has a fitting block. Only that block moves
         // (after the event), not the stream's whole list: with many threads, moving whole
         // lists made them bounce between streams at O(free blocks) per miss.
         for t in 0..self.lists.len() as u32 {
             if t != s {
                 if let Some(i) = self.find(t, rounded) {
+                    self.multi = true;
                     if self.streams.order_after(s, t)? {
                         // The device was synchronized: all of `t`'s memory is safe here.
                         self.merge_stream(t, s);
+                        self.seal(s);
+                        if let Some(i) = self.find(s, rounded) {
+                            return Ok(Some(self.take(i, rounded, s)));
+                        }
                     } else {
-                        self.list_remove(i);
-                        self.free_insert(i, s);
-                    }
-                    if let Some(i) = self.find(s, rounded) {
+                        // `s` is ordered after `t`: carve the request out of `t`'s block,
+                        // whose rest stays `t`'s (moving the whole block to `s` scattered
+                        // large free blocks over the streams).
                         return Ok(Some(self.take(i, rounded, s)));
                     }
                 }
@@ -724,10 +911,13 @@ impl Inner {
         if self.bytes_free >= rounded {
             for t in 0..self.lists.len() as u32 {
                 if t != s && self.lists[t as usize].fl_bitmap != 0 {
+                    self.multi = true;
                     self.streams.order_after(s, t)?;
                     self.merge_stream(t, s);
                 }
             }
+            // What merged here is `s`'s now: make it ready for every stream soon.
+            self.seal(s);
             if let Some(i) = self.find(s, rounded) {
                 return Ok(Some(self.take(i, rounded, s)));
             }
@@ -757,7 +947,7 @@ impl Inner {
             return Ok(if slab {
                 Owned::No
             } else {
-                Owned::Cached(b.front)
+                Owned::Cached(b.tag)
             });
         }
         if (b.state == State::Slab) != slab {
@@ -773,7 +963,7 @@ impl Inner {
         if let Some(f) = adopt.filter(|_| b.size <= front::FRONT_MAX) {
             let bm = self.blk_mut(i);
             bm.state = State::Cached;
-            bm.front = f;
+            bm.tag = f;
             return Ok(Owned::Adopted {
                 block: i,
                 size: b.size,
@@ -784,6 +974,7 @@ impl Inner {
         self.free_insert(i, s);
         // A foreign stream's event is recorded now; nothing for a tracked stream.
         self.streams.refresh(s);
+        self.after_free(s, b.size);
         Ok(Owned::Freed)
     }
 
@@ -794,8 +985,10 @@ impl Inner {
         self.live.remove(r.addr);
         self.blk_mut(r.block).state = State::Used;
         let s = self.slot(r.stream);
+        let size = self.blk(r.block).size;
         self.free_insert(r.block, s);
         self.streams.refresh(s);
+        self.after_free(s, size);
     }
 
     /// Takes every entirely free chunk out, each to be given back in stream order on the
@@ -987,6 +1180,7 @@ impl PoolMemoryResource {
             crate::counters::upstream_free();
             upstream.deallocate(addr as *mut c_void, size, stream)
         });
+        self.core.fronts.set_pool_size(inner.pool_size);
         match (shards, released) {
             (Err(e), _) | (Ok(()), Err(e)) => Err(e),
             (Ok(()), Ok(n)) => Ok(n),
@@ -1080,6 +1274,7 @@ impl PoolMemoryResource {
             });
         }
         inner.add_chunk_at(addr, size, s);
+        self.core.fronts.set_pool_size(inner.pool_size);
         Ok(())
     }
 
@@ -1143,7 +1338,7 @@ impl PoolMemoryResource {
     ) -> Result<Option<*mut c_void>> {
         let mut inner = self.lock_global();
         let s = inner.slot(stream);
-        let p = match inner.find(s, rounded) {
+        let p = match inner.find_any(s, rounded) {
             Some(i) => inner.take(i, rounded, s),
             None => match self.allocate_slow(&mut inner, rounded, stream, s, grow)? {
                 Some(p) => p,
@@ -1242,7 +1437,7 @@ impl PoolMemoryResource {
     ) -> Result<Option<*mut c_void>> {
         let mut sh = crate::counters::lock(self.my_shard());
         let s = sh.slot(stream);
-        if let Some(i) = sh.find(s, rounded) {
+        if let Some(i) = sh.find_any(s, rounded) {
             return Ok(Some(sh.take(i, rounded, s)));
         }
         match self.shard_slow(&mut sh, rounded, stream, s, grow) {
@@ -1361,7 +1556,15 @@ impl PoolMemoryResource {
                 let kept = {
                     let mut g = self.core.fronts.of(f).lock();
                     // The front may have filled up (or been emptied) since it was asked.
-                    g.owner == me && g.adopt(ptr as usize, size, block, owner, front::norm(stream))
+                    g.owner == me
+                        && g.adopt(
+                            ptr as usize,
+                            size,
+                            block,
+                            owner,
+                            front::norm(stream),
+                            self.core.fronts.budget(),
+                        )
                 };
                 if !kept {
                     self.core.give_back(&[front::Returned {
@@ -1378,7 +1581,13 @@ impl PoolMemoryResource {
                 let freed = {
                     let mut g = self.core.fronts.of(f as usize).lock();
                     let keep = g.owner == me;
-                    g.free(ptr as usize, bytes, front::norm(stream), keep)?
+                    g.free(
+                        ptr as usize,
+                        bytes,
+                        front::norm(stream),
+                        keep,
+                        self.core.fronts.budget(),
+                    )?
                 };
                 match freed {
                     front::Freed::Kept => Ok(()),
@@ -1414,7 +1623,7 @@ impl PoolMemoryResource {
                 return None;
             }
             if !update {
-                return (f.owner == me && f.would_keep(size, stream))
+                return (f.owner == me && f.would_keep(size, stream, self.core.fronts.budget()))
                     .then_some((me & (self.core.fronts.len() - 1)) as u16);
             }
             if f.stream != Some(stream) {
@@ -1433,7 +1642,7 @@ impl PoolMemoryResource {
                     f.misses = 0;
                 }
             }
-            f.owner == me && f.would_keep(size, stream)
+            f.owner == me && f.would_keep(size, stream, self.core.fronts.budget())
         };
         self.core.give_back_drained(&out, batches);
         keep.then_some((me & (self.core.fronts.len() - 1)) as u16)
@@ -1502,7 +1711,13 @@ impl DeviceMemoryResource for PoolMemoryResource {
         let freed = {
             let mut f = self.core.fronts.of(me).lock();
             if f.owner == me {
-                f.free(ptr as usize, bytes, front::norm(stream), true)?
+                f.free(
+                    ptr as usize,
+                    bytes,
+                    front::norm(stream),
+                    true,
+                    self.core.fronts.budget(),
+                )?
             } else {
                 front::Freed::NotHere
             }

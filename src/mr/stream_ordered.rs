@@ -161,7 +161,19 @@ pub(crate) struct StreamSlot {
     /// Not tracked (see the module docs): the event is recorded at each free on the stream
     /// and the stream is never touched by another stream's operation.
     foreign: bool,
+    /// The events of the slot's free epochs ([`StreamRegistry::record_epoch`]), epoch `k`
+    /// on event `k % EPOCH_EVENTS`; apart from `event`, which
+    /// [`StreamRegistry::order_after`] re-records at any time.
+    epochs: [Option<Event>; EPOCH_EVENTS],
 }
+
+/// Epoch events a slot may have outstanding (see [`StreamRegistry::record_epoch`]): the
+/// stream keeps recording epochs while the device is still behind on the last few.
+pub(crate) const EPOCH_EVENTS: usize = 4;
+
+/// The slot of a registry made by [`StreamRegistry::with_ready_slot`] that stands for no
+/// stream: memory every stream may use without an event ("ready" memory).
+pub(crate) const READY: u32 = 0;
 
 /// The streams a resource has seen, each with a dense index (`u32`) that the resource uses
 /// to index its own per-stream free lists. Slots are never removed (their index stays
@@ -201,6 +213,73 @@ impl StreamRegistry {
             last_raw: NO_STREAM,
             last_slot: 0,
             recycled: Vec::new(),
+        }
+    }
+
+    /// A registry whose slot [`READY`] (the first) stands for no stream: the caller keeps
+    /// lists for it from the start. Taking its memory needs no ordering
+    /// ([`order_after`](Self::order_after) does nothing for it) and giving it back in stream
+    /// order uses the default stream.
+    pub fn with_ready_slot(rt: &'static dyn Runtime, device: DeviceId) -> Self {
+        let mut r = Self::new(rt, device);
+        // A key no stream has (per-thread keys have raw 2; the others thread 0), and not in
+        // the index: no lookup ever finds this slot.
+        r.slots.push(StreamSlot {
+            stream: Stream::DEFAULT,
+            key: StreamKey {
+                raw: 0,
+                thread: usize::MAX,
+            },
+            event: None,
+            foreign: false,
+            epochs: [None; EPOCH_EVENTS],
+        });
+        r
+    }
+
+    /// Records the event of slot `s`'s `epoch` on its stream: once it has completed, memory
+    /// freed on the stream before this call is safe on every stream. At most
+    /// [`EPOCH_EVENTS`] epochs of a slot may be outstanding (each has its own event). Call only during an
+    /// operation on that stream (which is then alive, even if foreign). `false` when no
+    /// event could be recorded (logged; the memory then simply stays with its stream).
+    pub fn record_epoch(&mut self, s: u32, epoch: u16) -> bool {
+        let rt = self.rt;
+        let slot = &mut self.slots[s as usize];
+        let k = epoch as usize % EPOCH_EVENTS;
+        let event = match slot.epochs[k] {
+            Some(e) => e,
+            None => match rt.event_create() {
+                Ok(e) => {
+                    slot.epochs[k] = Some(e);
+                    e
+                }
+                Err(e) => {
+                    log::debug!("cannot create an epoch event: {e}");
+                    return false;
+                }
+            },
+        };
+        match rt.event_record(event, slot.stream) {
+            Ok(()) => {
+                bump(Counter::EventsRecorded);
+                true
+            }
+            Err(e) => {
+                log::debug!(
+                    "cannot record an epoch event on stream {:#x}: {e}",
+                    slot.stream.0
+                );
+                false
+            }
+        }
+    }
+
+    /// Whether the event of slot `s`'s recorded `epoch` has completed (a query, no wait;
+    /// an error counts as not complete).
+    pub fn epoch_done(&self, s: u32, epoch: u16) -> bool {
+        match self.slots[s as usize].epochs[epoch as usize % EPOCH_EVENTS] {
+            Some(e) => self.rt.event_query(e).unwrap_or(false),
+            None => false,
         }
     }
 
@@ -257,6 +336,7 @@ impl StreamRegistry {
                     key,
                     event: None,
                     foreign,
+                    epochs: [None; EPOCH_EVENTS],
                 });
                 (self.slots.len() as u32 - 1, true)
             }
@@ -277,6 +357,13 @@ impl StreamRegistry {
     /// The slot at `i`.
     pub fn get(&self, i: u32) -> &StreamSlot {
         &self.slots[i as usize]
+    }
+
+    /// Whether slot `i` is the [`READY`] slot of a registry made with
+    /// [`with_ready_slot`](Self::with_ready_slot).
+    #[inline]
+    pub fn is_ready_slot(&self, i: u32) -> bool {
+        self.slots[i as usize].key.thread == usize::MAX
     }
 
     /// Whether slot `i`'s stream is foreign (see the module docs).
@@ -350,7 +437,7 @@ impl StreamRegistry {
     /// `source`'s free memory is safe to use anywhere, and the caller should move all of it
     /// (so a dead stream is not synchronized for again).
     pub fn order_after(&mut self, waiter: u32, source: u32) -> Result<bool> {
-        if waiter == source {
+        if waiter == source || (source == READY && self.is_ready_slot(source)) {
             return Ok(false);
         }
         // Counted here for the pool and the fixed-size resource, whose callers then move a
@@ -496,7 +583,8 @@ impl Drop for StreamRegistry {
             return;
         }
         for slot in &mut self.slots {
-            if let Some(e) = slot.event.take() {
+            let epochs = std::mem::take(&mut slot.epochs);
+            for e in std::iter::once(slot.event.take()).chain(epochs).flatten() {
                 // Nothing useful to do with a failure while dropping.
                 let _ = self.rt.event_destroy(e);
             }

@@ -68,6 +68,9 @@ const NAME: &str = "fixed_size_memory_resource";
 pub const DEFAULT_BLOCK_SIZE: usize = 1 << 20;
 /// Default number of blocks taken from upstream at a time (RMM's): 128.
 pub const DEFAULT_BLOCKS_TO_PREALLOCATE: usize = 128;
+/// The most bytes a binning resource's own bin takes from upstream at a time (see
+/// [`FixedSizeMemoryResource::for_bin`]).
+pub(crate) const BIN_BATCH_BYTES: usize = 16 << 20;
 
 /// A free block: its address and where its live byte is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -230,6 +233,17 @@ impl FixedSizeMemoryResource {
             blocks_to_preallocate,
             default_shards(),
         )
+    }
+
+    /// A bin of a [`super::BinningMemoryResource`] (its `add_bin` without a resource):
+    /// batches of at most [`BIN_BATCH_BYTES`] (and at most RMM's 128 blocks). RMM takes 128
+    /// blocks per bin, so `with_range(pool, 18, 22)` holds 992 MiB before anything is
+    /// allocated and a bin of 4 MiB blocks grows by 512 MiB; here the same bins hold 80 MiB.
+    /// The first batch is still taken now, so that a bin upstream cannot serve fails in
+    /// `add_bin`, as in RMM.
+    pub(crate) fn for_bin(upstream: SharedResource, block_size: usize) -> Result<Self> {
+        let blocks = (BIN_BATCH_BYTES / block_size.max(1)).clamp(1, DEFAULT_BLOCKS_TO_PREALLOCATE);
+        Self::with_shards(upstream, block_size, blocks, default_shards())
     }
 
     /// [`new`](Self::new) with `shards` shards (at least 1).

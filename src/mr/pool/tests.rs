@@ -199,8 +199,9 @@ fn forget_stream_moves_free_blocks_to_the_default_stream() {
     let s = rt.stream_create(Default::default()).unwrap();
     let p = pool.allocate(4096, s).unwrap();
     pool.deallocate(p, 4096, s).unwrap();
-    // The initial chunk moved to `s` when `s` found nothing of its own.
-    assert_eq!(pool.free_block_count(), 1);
+    // `s` found nothing of its own: it took its block out of the default stream's chunk
+    // (after an event), whose rest stayed there.
+    assert_eq!(pool.free_block_count(), 2);
     pool.forget_stream(s).unwrap();
     rt.stream_destroy(s).unwrap();
     // Now on the default stream: same-stream reuse gives the same block back.
@@ -264,22 +265,22 @@ fn ptr_map_matches_a_hash_map_through_growth_and_deletions() {
 }
 
 #[test]
-fn size_to_grow_doubles_small_pools_then_grows_by_a_quarter() {
+fn size_to_grow_doubles_small_pools_then_grows_by_a_sixteenth() {
     const K: usize = 1024;
     const M: usize = K * K;
     // Without a maximum, up to GROW_STEP: max(request, pool size), as RMM.
     assert_eq!(size_to_grow(K, 0, None), Some(K));
     assert_eq!(size_to_grow(K, 4 * K, None), Some(4 * K));
     assert_eq!(size_to_grow(8 * K, 4 * K, None), Some(8 * K));
-    assert_eq!(size_to_grow(K, 32 * M, None), Some(32 * M));
-    // Beyond: max(request, GROW_STEP, a quarter of the pool), aligned.
-    assert_eq!(size_to_grow(K, 64 * M, None), Some(32 * M));
-    assert_eq!(size_to_grow(K, 1024 * M, None), Some(256 * M));
+    assert_eq!(size_to_grow(K, 8 * M, None), Some(8 * M));
+    // Beyond: max(request, GROW_STEP, a sixteenth of the pool), aligned.
+    assert_eq!(size_to_grow(K, 64 * M, None), Some(8 * M));
+    assert_eq!(size_to_grow(K, 1024 * M, None), Some(64 * M));
     assert_eq!(size_to_grow(300 * M, 1024 * M, None), Some(300 * M));
-    assert_eq!(size_to_grow(K, 1024 * M + 256, None), Some(256 * M + 256));
+    assert_eq!(size_to_grow(K, 1024 * M + 4096, None), Some(64 * M + 256));
     assert_eq!(
         size_to_grow(K, usize::MAX & !255, None),
-        Some(round_up(usize::MAX / 4).unwrap())
+        Some(round_up(usize::MAX / 16).unwrap())
     );
     // With one: max(request, room / 2), and nothing when the request exceeds the room.
     assert_eq!(size_to_grow(K, 0, Some(8 * K)), Some(4 * K));
@@ -416,4 +417,68 @@ fn sharded_bounded_pool_fits_what_an_unsharded_one_fits() {
         }
         assert_eq!(pool.bytes_free(), pool.pool_size(), "sharded: {sharded}");
     }
+}
+
+/// Free epochs (see [`Epochs`]): memory freed on a stream whose work is still pending is
+/// not handed to another stream without an event; once that work is done, it is, from the
+/// ready slot, with no event.
+#[test]
+fn memory_freed_on_a_busy_stream_is_ready_only_after_its_work() {
+    use crate::mr::test_gate::Gate;
+    init();
+    let rt = runtime().unwrap();
+    const M: usize = 1 << 20;
+    // Blocks above the fronts' sizes, each at least an epoch's bytes.
+    let pool = PoolMemoryResource::new(cuda(), 16 * M, None).unwrap();
+    let (a, b) = (
+        rt.stream_create(Default::default()).unwrap(),
+        rt.stream_create(Default::default()).unwrap(),
+    );
+    crate::mr::stream_created(a).unwrap();
+    crate::mr::stream_created(b).unwrap();
+    // `b` has nothing of its own: it carves its block out of the default stream's chunk
+    // after an event. The pool now takes memory across streams, so it keeps free epochs.
+    let x = pool.allocate(2 * M, b).unwrap();
+    assert!(pool.core.inner.lock().multi);
+    let gate = Gate::close(b);
+    // The free records `b`'s epoch event, behind the gate.
+    pool.deallocate(x, 2 * M, b).unwrap();
+    let y = pool.allocate(2 * M, a).unwrap();
+    assert_ne!(
+        y, x,
+        "a block freed on a stream with pending work went to another stream"
+    );
+    gate.open();
+    rt.stream_synchronize(b).unwrap();
+    // `b`'s epoch has completed: its block is ready, and `a` gets it (from the default
+    // stream's chunk it would have got another address, after an event).
+    let z = pool.allocate(2 * M, a).unwrap();
+    assert_eq!(z, x, "the completed epoch's block was not ready");
+    {
+        let inner = pool.core.inner.lock();
+        assert_eq!(inner.epochs[READY as usize].outstanding, 0);
+    }
+    pool.deallocate(y, 2 * M, a).unwrap();
+    pool.deallocate(z, 2 * M, a).unwrap();
+    assert_eq!(pool.bytes_free(), pool.pool_size());
+    crate::mr::stream_destroyed(a).unwrap();
+    crate::mr::stream_destroyed(b).unwrap();
+    rt.stream_destroy(a).unwrap();
+    rt.stream_destroy(b).unwrap();
+}
+
+/// A pool used by one stream never records an epoch event.
+#[test]
+fn one_stream_keeps_no_epochs() {
+    let pool = PoolMemoryResource::new(cuda(), 1 << 24, None).unwrap();
+    for _ in 0..64 {
+        let p = pool.allocate(3 << 20, Stream::DEFAULT).unwrap();
+        pool.deallocate(p, 3 << 20, Stream::DEFAULT).unwrap();
+    }
+    let inner = pool.core.inner.lock();
+    assert!(!inner.multi);
+    assert!(inner
+        .epochs
+        .iter()
+        .all(|e| e.outstanding == 0 && e.cur == 0));
 }
