@@ -13,7 +13,7 @@ use parking_lot::Mutex;
 use proptest::prelude::*;
 
 use super::*;
-use crate::mr::test_gate::Gate;
+use crate::mr::test_gate::{gates_work, Gate};
 use crate::mr::CudaMemoryResource;
 use crate::runtime::{Runtime, StreamFlags};
 
@@ -36,18 +36,6 @@ fn on<R>(i: usize, f: impl FnOnce() -> R) -> R {
 
 fn rt() -> &'static dyn Runtime {
     crate::mr::tests::init()
-}
-
-/// Tests that hold a stream back with a blocking host function need the host runtime: it
-/// runs each stream's host functions on that stream's own thread, while CUDA runs every host
-/// function of a context on one thread, so a held stream would hold back the others (and
-/// opening gates one stream at a time would deadlock).
-fn gates_work() -> bool {
-    let host = rt().kind() == crate::runtime::RuntimeKind::Host;
-    if !host {
-        eprintln!("skipped: stream gates need the host runtime (RMM_RUNTIME=host)");
-    }
-    host
 }
 
 /// The tests that hold streams back or run many threads take turns.

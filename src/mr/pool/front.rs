@@ -101,12 +101,22 @@ struct Table {
 impl Table {
     /// A table for at least `n` entries at a quarter load.
     fn with_capacity(n: usize) -> Self {
-        let cap = (4 * n).next_power_of_two().max(16);
+        Self::over(vec![VACANT; Self::slots_for(n)].into_boxed_slice())
+    }
+
+    /// Slots for `n` entries at a quarter load.
+    fn slots_for(n: usize) -> usize {
+        (4 * n).next_power_of_two().max(16)
+    }
+
+    /// An empty table over `slots` (a power of two of them, all vacant).
+    fn over(slots: Box<[Entry]>) -> Self {
+        debug_assert!(slots.len().is_power_of_two());
         Table {
-            slots: vec![VACANT; cap].into_boxed_slice(),
+            shift: 64 - slots.len().trailing_zeros(),
+            slots,
             len: 0,
             gone: 0,
-            shift: 64 - cap.trailing_zeros(),
         }
     }
 
@@ -224,6 +234,8 @@ pub(super) struct Front {
     /// Frees seen in a row on another stream than [`Front::stream`].
     pub misses: u32,
     table: Table,
+    /// The slots the table had before its last rebuild, for the next one.
+    spare: Box<[Entry]>,
     heads: [u32; CLASSES],
     counts: [u8; CLASSES],
     /// Bytes and blocks in bins (free).
@@ -279,6 +291,7 @@ impl Front {
             declined: None,
             misses: 0,
             table: Table::with_capacity(0),
+            spare: Box::default(),
             heads: [NONE; CLASSES],
             counts: [0; CLASSES],
             cached_bytes: 0,
@@ -338,8 +351,21 @@ impl Front {
     #[cold]
     #[inline(never)]
     fn rebuild(&mut self) {
-        let fresh = Table::with_capacity(self.table.len + 1);
-        let old = std::mem::replace(&mut self.table, fresh);
+        // Never smaller, and into the slots of the last rebuild when they are the right
+        // size: clearing tombstones in a steady state allocates nothing.
+        let mut cap = self.table.slots.len();
+        if Table::slots_for(self.table.len + 1) > cap {
+            // Growing: twice what is needed, so that a working set that still creeps up
+            // rarely makes it grow again.
+            cap = Table::slots_for(2 * (self.table.len + 1));
+        }
+        let mut slots = if self.spare.len() == cap {
+            std::mem::take(&mut self.spare)
+        } else {
+            vec![VACANT; cap].into_boxed_slice()
+        };
+        slots.fill(VACANT);
+        let old = std::mem::replace(&mut self.table, Table::over(slots));
         self.heads = [NONE; CLASSES];
         self.counts = [0; CLASSES];
         self.cached_bytes = 0;
@@ -350,6 +376,7 @@ impl Front {
                 self.push(i);
             }
         }
+        self.spare = old.slots;
     }
 
     /// A cached block for a request of `rounded` bytes on this front's stream, handed out.
