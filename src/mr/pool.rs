@@ -716,6 +716,26 @@ impl Core {
         }
     }
 
+    /// Frees `ptr` (`bytes`, on `stream`) in front `f` (locked), keeping it there if
+    /// `keep` and the front has room within the budget.
+    #[inline(always)]
+    fn front_free(
+        &self,
+        f: &mut front::Front,
+        ptr: *mut c_void,
+        bytes: usize,
+        stream: Stream,
+        keep: bool,
+    ) -> Result<front::Freed> {
+        f.free(
+            ptr as usize,
+            bytes,
+            front::norm(stream),
+            keep,
+            self.fronts.budget(),
+        )
+    }
+
     /// Frees blocks that left fronts into their structures.
     fn give_back(&self, blocks: &[front::Returned]) {
         for r in blocks {
@@ -1581,13 +1601,7 @@ impl PoolMemoryResource {
                 let freed = {
                     let mut g = self.core.fronts.of(f as usize).lock();
                     let keep = g.owner == me;
-                    g.free(
-                        ptr as usize,
-                        bytes,
-                        front::norm(stream),
-                        keep,
-                        self.core.fronts.budget(),
-                    )?
+                    self.core.front_free(&mut g, ptr, bytes, stream, keep)?
                 };
                 match freed {
                     front::Freed::Kept => Ok(()),
@@ -1711,13 +1725,7 @@ impl DeviceMemoryResource for PoolMemoryResource {
         let freed = {
             let mut f = self.core.fronts.of(me).lock();
             if f.owner == me {
-                f.free(
-                    ptr as usize,
-                    bytes,
-                    front::norm(stream),
-                    true,
-                    self.core.fronts.budget(),
-                )?
+                self.core.front_free(&mut f, ptr, bytes, stream, true)?
             } else {
                 front::Freed::NotHere
             }
