@@ -896,7 +896,9 @@ impl Inner {
     /// The allocation path when stream slot `s` has no fitting block, before growing: take
     /// another stream's free memory (ordered after it).
     fn steal(&mut self, rounded: usize, s: u32) -> Result<Option<*mut c_void>> {
-        if self.multi {
+        // Nothing moves for a request that all the free memory could not serve: a failed
+        // request changes nothing.
+        if self.multi && self.bytes_free >= rounded {
             self.ripen_all();
             if let Some(i) = self.find(READY, rounded) {
                 return Ok(Some(self.take(i, rounded, s)));
