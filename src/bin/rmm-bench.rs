@@ -65,6 +65,9 @@ enum Sizing {
     HalfFree,
     /// Pools start at the smallest size they accept and grow (W4).
     Grow,
+    /// An arena of this many bytes (an arena cannot grow: W4 looks for the smallest that
+    /// runs it, see [`arena_w4`]).
+    Arena(usize),
 }
 
 /// A resource under test and how to read its peak upstream memory.
@@ -100,7 +103,7 @@ fn make(name: &str, sizing: Sizing) -> Result<Subject> {
     let initial = || -> Result<usize> {
         Ok(match sizing {
             Sizing::HalfFree => half()?,
-            Sizing::Grow => 0,
+            Sizing::Grow | Sizing::Arena(_) => 0,
         })
     };
     let mr: SharedResource = match name {
@@ -116,8 +119,8 @@ fn make(name: &str, sizing: Sizing) -> Result<Subject> {
                     let free = rmm::device::available_device_memory()?.free;
                     (free.saturating_sub(64 * MIB)) & !255
                 }
-                // An arena cannot grow: the smallest size that W4's working set fits in.
                 Sizing::Grow => 256 * MIB,
+                Sizing::Arena(size) => size,
             };
             Arc::new(ArenaMemoryResource::new(up, Some(size), false)?)
         }
@@ -352,6 +355,58 @@ fn median(mut f: impl FnMut() -> Result<Sample>) -> Result<Sample> {
     Ok(runs[1])
 }
 
+/// W4 for the arena, which takes a fixed size and never grows: its peak upstream memory is
+/// the smallest arena (to 2 MiB) that runs the trace, found by bisection between the
+/// trace's peak live bytes and a size that runs it; the timed runs use that size.
+fn arena_w4(steps: usize, streams: &[Stream]) -> Result<Sample> {
+    // The peak live bytes when an arena of `size` runs the trace; `None` when it runs out.
+    let run = |size: usize| -> Result<Option<usize>> {
+        let subject = make("arena", Sizing::Arena(size))?;
+        let r = churn(subject.mr.as_ref(), steps, 11, streams, true);
+        runtime()?.device_synchronize().ok();
+        match r {
+            Ok(s) => Ok(Some(s.peak_live)),
+            Err(Error::OutOfMemory { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    };
+    let mut hi = 256 * MIB;
+    let live = loop {
+        if let Some(live) = run(hi)? {
+            break live;
+        }
+        if hi >= 64 << 30 {
+            return Err(Error::invalid(
+                "W4 does not fit in a 64 GiB arena".to_string(),
+            ));
+        }
+        hi *= 2;
+    };
+    // No arena smaller than the peak live bytes can run it.
+    let mut lo = live & !(MIB - 1);
+    while hi - lo > 2 * MIB {
+        let mid = (lo + (hi - lo) / 2) & !(MIB - 1);
+        if run(mid)?.is_some() {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    // A size that ran once may need a little more with other event timings.
+    loop {
+        let subject = make("arena", Sizing::Arena(hi))?;
+        match median(|| churn(subject.mr.as_ref(), steps, 11, streams, true)) {
+            Ok(mut s) => {
+                runtime()?.device_synchronize().ok();
+                s.peak_upstream = (subject.peak)();
+                return Ok(s);
+            }
+            Err(Error::OutOfMemory { .. }) => hi += 2 * MIB,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 struct Row {
     resource: String,
     workload: String,
@@ -466,16 +521,23 @@ fn run_workload(
         "w4" => {
             let steps = scale(if slow { 20_000 } else { 200_000 });
             let streams = Streams::new(rt, 4)?;
-            let subject = make(name, Sizing::Grow)?;
-            let mut s = median(|| churn(subject.mr.as_ref(), steps, 11, &streams.0, true))?;
-            rt.device_synchronize().ok();
-            s.peak_upstream = (subject.peak)();
-            drop(subject);
+            let (s, how) = if name == "arena" {
+                (
+                    arena_w4(steps, &streams.0)?,
+                    ", smallest arena that runs it (to 2 MiB)",
+                )
+            } else {
+                let subject = make(name, Sizing::Grow)?;
+                let mut s = median(|| churn(subject.mr.as_ref(), steps, 11, &streams.0, true))?;
+                rt.device_synchronize().ok();
+                s.peak_upstream = (subject.peak)();
+                (s, "")
+            };
             rows.push(Row {
                 resource: name.into(),
                 workload: format!("W4 streams {steps} steps"),
                 note: format!(
-                    "peak upstream / peak live = {:.2}",
+                    "peak upstream / peak live = {:.2}{how}",
                     s.peak_upstream as f64 / s.peak_live.max(1) as f64
                 ),
                 sample: s,

@@ -437,15 +437,37 @@ impl Inner {
     fn record(&mut self, s: u32) {
         let e = self.epochs[s as usize];
         if usize::from(e.outstanding) < EPOCH_EVENTS && self.streams.record_epoch(s, e.cur) {
-            let switches = self.switches;
-            let e = &mut self.epochs[s as usize];
-            if e.outstanding == 0 {
-                e.oldest = e.cur;
-            }
-            e.outstanding += 1;
-            e.cur = e.cur.wrapping_add(1);
-            e.seen = switches;
+            self.epoch_recorded(s);
         }
+    }
+
+    /// Counts slot `s`'s epoch `cur` as recorded: blocks freed on `s` from now on belong
+    /// to the next one.
+    fn epoch_recorded(&mut self, s: u32) {
+        let switches = self.switches;
+        let e = &mut self.epochs[s as usize];
+        if e.outstanding == 0 {
+            e.oldest = e.cur;
+        }
+        e.outstanding += 1;
+        e.cur = e.cur.wrapping_add(1);
+        e.seen = switches;
+    }
+
+    /// Orders slot `s` after slot `t` before using `t`'s free memory, with an epoch event
+    /// of `t` when one can be recorded (then all of `t`'s free memory becomes ready for
+    /// every stream once it completes, and the next miss on `s` finds it there with no
+    /// event). Returns `true` when the device was synchronized instead (see
+    /// [`StreamRegistry::order_after`]).
+    fn order_after(&mut self, s: u32, t: u32) -> Result<bool> {
+        let e = self.epochs[t as usize];
+        if usize::from(e.outstanding) < EPOCH_EVENTS
+            && self.streams.order_after_epoch(s, t, e.cur)?
+        {
+            self.epoch_recorded(t);
+            return Ok(false);
+        }
+        self.streams.order_after(s, t)
     }
 
     /// Queries slot `t`'s outstanding epochs, oldest first, and ripens up to the last one
@@ -911,7 +933,7 @@ impl Inner {
             if t != s {
                 if let Some(i) = self.find(t, rounded) {
                     self.multi = true;
-                    if self.streams.order_after(s, t)? {
+                    if self.order_after(s, t)? {
                         // The device was synchronized: all of `t`'s memory is safe here.
                         self.merge_stream(t, s);
                         self.seal(s);

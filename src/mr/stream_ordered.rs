@@ -481,6 +481,50 @@ impl StreamRegistry {
         Ok(false)
     }
 
+    /// Like [`order_after`](Self::order_after), but with `source`'s epoch `epoch` event
+    /// (recorded now on `source`), so that the one event both orders `waiter` and, once it
+    /// completes, makes `source`'s free memory ready for every stream: a stream that has
+    /// stopped freeing records no epoch of its own, and without this every block taken
+    /// from it cost a record and a wait. `Ok(false)` when `source` cannot take an epoch
+    /// from here (a foreign stream, another thread's per-thread stream, no event, or a
+    /// stream gone): the caller then uses [`order_after`](Self::order_after).
+    pub fn order_after_epoch(&mut self, waiter: u32, source: u32, epoch: u16) -> Result<bool> {
+        let src = &self.slots[source as usize];
+        if waiter == source
+            || self.is_ready_slot(source)
+            || src.foreign
+            || (src.key.raw == 2 && src.key.thread != thread_number())
+        {
+            return Ok(false);
+        }
+        let src_stream = src.stream;
+        let k = epoch as usize % EPOCH_EVENTS;
+        let event = match src.epochs[k] {
+            Some(e) => e,
+            None => match self.rt.event_create() {
+                Ok(e) => {
+                    self.slots[source as usize].epochs[k] = Some(e);
+                    e
+                }
+                Err(e) => {
+                    log::debug!("cannot create an epoch event: {e}");
+                    return Ok(false);
+                }
+            },
+        };
+        if !self.record_tracked(event, src_stream)? {
+            return Ok(false);
+        }
+        bump(Counter::Steals);
+        let wait_stream = self.slots[waiter as usize].stream;
+        self.rt
+            .stream_wait_event(wait_stream, event)
+            .map_err(|e| Error::runtime(self.device, e))?;
+        bump(Counter::EventsWaited);
+        self.refresh(waiter);
+        Ok(true)
+    }
+
     /// Records `event` on the tracked stream `stream`; `false` when the runtime says the
     /// handle is gone (destroyed behind the library's back: the caller synchronizes the
     /// device instead).
