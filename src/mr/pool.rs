@@ -86,12 +86,13 @@ pub(crate) fn mapping_search(units: usize) -> (usize, usize) {
 /// (aligned), or `None` when the request does not fit under `maximum` (RMM's
 /// `size_to_grow`): half the aligned room left, at least the request, with a maximum.
 /// Without one, at least the request and, beyond that: the pool size (doubling it) up to
-/// [`GROW_STEP`], then `GROW_STEP` or a sixteenth of the pool, whichever is larger. RMM
-/// doubles at every size, which leaves up to half of what a growing pool took from upstream
-/// unused (2.58x the peak live bytes in the W4 benchmark); growing by a sixteenth bounds
-/// that overshoot to 6% at a cost of more upstream calls while the pool grows (about 100
-/// from 8 MiB to 40 GiB, each of them a small part of the time the driver takes to map
-/// that much memory).
+/// [`GROW_STEP`], then `GROW_STEP` or a 32nd of the pool, whichever is larger. RMM doubles
+/// at every size, which leaves up to half of what a growing pool took from upstream unused
+/// (2.58x the peak live bytes in the W4 benchmark); growing by a 32nd bounds that overshoot
+/// to 3% at a cost of more upstream calls while the pool grows (about 270 from 4 MiB to
+/// 40 GiB, each of them a small part of the time the driver takes to map that much
+/// memory). On the H100, W4 through binning (whose bins take batches from the pool) took
+/// 3.16x its peak live bytes with a 32nd, 3.73x with a sixteenth and 8 MiB steps.
 pub(crate) fn size_to_grow(
     bytes: usize,
     pool_size: usize,
@@ -103,15 +104,17 @@ pub(crate) fn size_to_grow(
             (bytes <= room).then(|| bytes.max(round_up(room / 2).unwrap_or(room)).min(room))
         }
         None => {
-            let share = round_up(pool_size / 16)?;
+            let share = round_up(pool_size / GROW_SHARE)?;
             Some(bytes.max(pool_size.min(share.max(GROW_STEP))))
         }
     }
 }
 
 /// Without a maximum, a pool doubles up to this size, then grows by this much or a
-/// sixteenth of its size, whichever is larger (see [`size_to_grow`]).
-const GROW_STEP: usize = 8 << 20;
+/// [`GROW_SHARE`]th of its size, whichever is larger (see [`size_to_grow`]).
+const GROW_STEP: usize = 4 << 20;
+/// See [`GROW_STEP`].
+const GROW_SHARE: usize = 32;
 
 /// Rounds `bytes` up to the allocation alignment; `None` on overflow.
 fn round_up(bytes: usize) -> Option<usize> {

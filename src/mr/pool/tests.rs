@@ -265,22 +265,23 @@ fn ptr_map_matches_a_hash_map_through_growth_and_deletions() {
 }
 
 #[test]
-fn size_to_grow_doubles_small_pools_then_grows_by_a_sixteenth() {
+fn size_to_grow_doubles_small_pools_then_grows_by_a_32nd() {
     const K: usize = 1024;
     const M: usize = K * K;
     // Without a maximum, up to GROW_STEP: max(request, pool size), as RMM.
     assert_eq!(size_to_grow(K, 0, None), Some(K));
     assert_eq!(size_to_grow(K, 4 * K, None), Some(4 * K));
     assert_eq!(size_to_grow(8 * K, 4 * K, None), Some(8 * K));
-    assert_eq!(size_to_grow(K, 8 * M, None), Some(8 * M));
-    // Beyond: max(request, GROW_STEP, a sixteenth of the pool), aligned.
-    assert_eq!(size_to_grow(K, 64 * M, None), Some(8 * M));
-    assert_eq!(size_to_grow(K, 1024 * M, None), Some(64 * M));
+    assert_eq!(size_to_grow(K, 2 * M, None), Some(2 * M));
+    assert_eq!(size_to_grow(K, 4 * M, None), Some(4 * M));
+    // Beyond: max(request, GROW_STEP, a 32nd of the pool), aligned.
+    assert_eq!(size_to_grow(K, 64 * M, None), Some(4 * M));
+    assert_eq!(size_to_grow(K, 1024 * M, None), Some(32 * M));
     assert_eq!(size_to_grow(300 * M, 1024 * M, None), Some(300 * M));
-    assert_eq!(size_to_grow(K, 1024 * M + 4096, None), Some(64 * M + 256));
+    assert_eq!(size_to_grow(K, 1024 * M + 8192, None), Some(32 * M + 256));
     assert_eq!(
         size_to_grow(K, usize::MAX & !255, None),
-        Some(round_up(usize::MAX / 16).unwrap())
+        Some(round_up(usize::MAX / 32).unwrap())
     );
     // With one: max(request, room / 2), and nothing when the request exceeds the room.
     assert_eq!(size_to_grow(K, 0, Some(8 * K)), Some(4 * K));
