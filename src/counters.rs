@@ -2,9 +2,15 @@
 //! and waited by the stream-ordered resources, cross-stream steals, upstream calls of
 //! sub-allocators and contended resource locks.
 //!
-//! Counting is always on and cheap enough for hot paths: each thread increments its own
-//! block of counters (a plain load, add and store on memory no other thread writes, no
-//! atomic read-modify-write, no cache line shared with another thread). [`snapshot`] sums
+//! Counting is off until a program asks for counts ([`enable`], [`snapshot`] or [`reset`],
+//! or `RMM_COUNTERS=1` in the environment when the runtime is chosen): until then each count
+//! is one load of a flag. In a shared library every thread-local access is a call
+//! (`__tls_get_addr`), and counting a thin resource's runtime call that way made the C ABI
+//! path 3–7% slower than calling the runtime directly on the H100
+//! (`tests-gpu/async_overhead.sh`). Once on, counting is cheap enough for hot paths: each
+//! thread increments its own block of counters (a plain load, add and store on memory no
+//! other thread writes, no atomic read-modify-write, no cache line shared with another
+//! thread). [`snapshot`] sums
 //! the blocks of all threads; a thread's block is registered in a global list the first
 //! time the thread counts and outlives the thread (a finished thread's block is handed to
 //! the next new thread, which keeps adding to it), so the counts of finished threads are
@@ -49,7 +55,7 @@
 //! [`Counters::since`]; `rmm-bench` reports them per operation.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use parking_lot::{Mutex, MutexGuard};
 
@@ -156,9 +162,25 @@ impl Drop for Guard {
     }
 }
 
-/// Adds `n` to counter `c` of the calling thread.
+/// Whether counting is on (see the module docs).
+static ENABLED: AtomicBool = AtomicBool::new(false);
+
+/// Turns counting on for the rest of the process (counts made before are not known).
+pub fn enable() {
+    ENABLED.store(true, Relaxed);
+}
+
+/// Whether counting is on.
+pub fn enabled() -> bool {
+    ENABLED.load(Relaxed)
+}
+
+/// Adds `n` to counter `c` of the calling thread, when counting is on.
 #[inline(always)]
 pub(crate) fn add(c: Counter, n: u64) {
+    if !ENABLED.load(Relaxed) {
+        return;
+    }
     let p = MINE.with(Cell::get);
     if p.is_null() || p == retired() {
         return add_slow(c, n);
@@ -214,9 +236,11 @@ fn raw_snapshot() -> [u64; N] {
     std::array::from_fn(|i| t[i].wrapping_sub(reg.baseline[i]))
 }
 
-/// The counts summed over all threads since the last [`reset`] (or the start of the
-/// process). Counts that other threads make while the sum is taken may or may not be in it.
+/// The counts summed over all threads since the last [`reset`] (or since counting was
+/// turned on; this turns it on). Counts that other threads make while the sum is taken may
+/// or may not be in it.
 pub fn snapshot() -> Counters {
+    enable();
     let c = raw_snapshot();
     let g = |k: Counter| c[k as usize];
     Counters {
@@ -239,8 +263,10 @@ pub fn snapshot() -> Counters {
     }
 }
 
-/// Sets every count to zero (for later [`snapshot`]s), in all threads.
+/// Sets every count to zero (for later [`snapshot`]s), in all threads, and turns counting
+/// on.
 pub fn reset() {
+    enable();
     let mut reg = REGISTRY.lock();
     reg.baseline = totals(&reg);
 }
@@ -409,6 +435,7 @@ mod tests {
     #[test]
     fn counts_from_many_threads_add_up_and_survive_thread_exit() {
         let _g = SERIAL.lock();
+        enable();
         let before = test_only();
         let handles: Vec<_> = (0..8u64)
             .map(|t| {
@@ -437,6 +464,7 @@ mod tests {
     #[test]
     fn counts_while_threads_run_are_seen() {
         let _g = SERIAL.lock();
+        enable();
         let before = test_only();
         let (go, wait) = std::sync::mpsc::channel::<()>();
         let (done, counted) = std::sync::mpsc::channel::<()>();
@@ -455,6 +483,7 @@ mod tests {
     #[test]
     fn reset_sets_every_count_to_zero() {
         let _g = SERIAL.lock();
+        enable();
         add(Counter::TestOnly, 3);
         std::thread::spawn(|| add(Counter::TestOnly, 4))
             .join()
@@ -472,6 +501,7 @@ mod tests {
     #[test]
     fn contended_lock_counts_a_wait() {
         let _g = SERIAL.lock();
+        enable();
         let m = Mutex::new(0);
         let before = raw_snapshot()[Counter::LockWaits as usize];
         *lock(&m) += 1; // free: no wait
@@ -498,6 +528,7 @@ mod tests {
     #[test]
     fn helpers_count_their_counter() {
         let _g = SERIAL.lock();
+        enable();
         let before = snapshot();
         upstream_alloc();
         upstream_alloc();

@@ -94,7 +94,11 @@ pub fn runtime() -> Result<&'static dyn Runtime> {
         // After the runtime's first calls, so that (exit hooks running last-registered
         // first) the flag is set before the runtime's own teardown hooks run.
         ensure_exit_flag();
-        // Every call through the trait is counted (crate::counters), whatever the backend.
+        // Every call through the trait is counted (crate::counters), whatever the backend,
+        // once counting is on: from here with RMM_COUNTERS=1.
+        if std::env::var_os("RMM_COUNTERS").is_some_and(|v| v == "1") {
+            crate::counters::enable();
+        }
         loaded.map(|rt| Box::new(super::counted::Counted(rt)) as Box<dyn Runtime>)
     });
     match chosen {
