@@ -243,23 +243,11 @@ impl StreamRegistry {
     /// operation on that stream (which is then alive, even if foreign). `false` when no
     /// event could be recorded (logged; the memory then simply stays with its stream).
     pub fn record_epoch(&mut self, s: u32, epoch: u16) -> bool {
-        let rt = self.rt;
-        let slot = &mut self.slots[s as usize];
-        let k = epoch as usize % EPOCH_EVENTS;
-        let event = match slot.epochs[k] {
-            Some(e) => e,
-            None => match rt.event_create() {
-                Ok(e) => {
-                    slot.epochs[k] = Some(e);
-                    e
-                }
-                Err(e) => {
-                    log::debug!("cannot create an epoch event: {e}");
-                    return false;
-                }
-            },
+        let Some(event) = self.epoch_event(s, epoch) else {
+            return false;
         };
-        match rt.event_record(event, slot.stream) {
+        let stream = self.slots[s as usize].stream;
+        match self.rt.event_record(event, stream) {
             Ok(()) => {
                 bump(Counter::EventsRecorded);
                 true
@@ -267,9 +255,28 @@ impl StreamRegistry {
             Err(e) => {
                 log::debug!(
                     "cannot record an epoch event on stream {:#x}: {e}",
-                    slot.stream.0
+                    stream.0
                 );
                 false
+            }
+        }
+    }
+
+    /// The event of slot `s`'s `epoch` (made the first time; `None`, logged, when the
+    /// runtime cannot make one).
+    fn epoch_event(&mut self, s: u32, epoch: u16) -> Option<Event> {
+        let k = epoch as usize % EPOCH_EVENTS;
+        if let Some(e) = self.slots[s as usize].epochs[k] {
+            return Some(e);
+        }
+        match self.rt.event_create() {
+            Ok(e) => {
+                self.slots[s as usize].epochs[k] = Some(e);
+                Some(e)
+            }
+            Err(e) => {
+                log::debug!("cannot create an epoch event: {e}");
+                None
             }
         }
     }
@@ -472,12 +479,7 @@ impl StreamRegistry {
             }
             e
         };
-        let wait_stream = self.slots[waiter as usize].stream;
-        self.rt
-            .stream_wait_event(wait_stream, event)
-            .map_err(|e| Error::runtime(self.device, e))?;
-        bump(Counter::EventsWaited);
-        self.refresh(waiter);
+        self.wait_for(waiter, event)?;
         Ok(false)
     }
 
@@ -498,31 +500,27 @@ impl StreamRegistry {
             return Ok(false);
         }
         let src_stream = src.stream;
-        let k = epoch as usize % EPOCH_EVENTS;
-        let event = match src.epochs[k] {
-            Some(e) => e,
-            None => match self.rt.event_create() {
-                Ok(e) => {
-                    self.slots[source as usize].epochs[k] = Some(e);
-                    e
-                }
-                Err(e) => {
-                    log::debug!("cannot create an epoch event: {e}");
-                    return Ok(false);
-                }
-            },
+        let Some(event) = self.epoch_event(source, epoch) else {
+            return Ok(false);
         };
         if !self.record_tracked(event, src_stream)? {
             return Ok(false);
         }
         bump(Counter::Steals);
+        self.wait_for(waiter, event)?;
+        Ok(true)
+    }
+
+    /// Makes slot `waiter`'s stream wait for `event` (just recorded on the source), and
+    /// re-records a foreign waiter's own event so that it covers what it receives.
+    fn wait_for(&mut self, waiter: u32, event: Event) -> Result<()> {
         let wait_stream = self.slots[waiter as usize].stream;
         self.rt
             .stream_wait_event(wait_stream, event)
             .map_err(|e| Error::runtime(self.device, e))?;
         bump(Counter::EventsWaited);
         self.refresh(waiter);
-        Ok(true)
+        Ok(())
     }
 
     /// Records `event` on the tracked stream `stream`; `false` when the runtime says the

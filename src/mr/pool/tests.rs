@@ -9,6 +9,24 @@ fn init() {
     crate::mr::tests::init();
 }
 
+/// A new stream announced to the library (as `rmm::cuda_stream` makes them).
+fn tracked_stream() -> Stream {
+    let s = runtime()
+        .unwrap()
+        .stream_create(Default::default())
+        .unwrap();
+    crate::mr::stream_created(s).unwrap();
+    s
+}
+
+/// Destroys streams made by [`tracked_stream`].
+fn destroy_tracked(streams: &[Stream]) {
+    for &s in streams {
+        crate::mr::stream_destroyed(s).unwrap();
+        runtime().unwrap().stream_destroy(s).unwrap();
+    }
+}
+
 fn cuda() -> SharedResource {
     init();
     Arc::new(CudaMemoryResource::new().unwrap())
@@ -435,12 +453,7 @@ fn memory_freed_on_a_busy_stream_is_ready_only_after_its_work() {
     // Blocks above the fronts' sizes, each at least an epoch's bytes; two of them fill the
     // pool, so the third request finds nothing but the first block.
     let pool = PoolMemoryResource::new(cuda(), 4 * M, None).unwrap();
-    let (a, b) = (
-        rt.stream_create(Default::default()).unwrap(),
-        rt.stream_create(Default::default()).unwrap(),
-    );
-    crate::mr::stream_created(a).unwrap();
-    crate::mr::stream_created(b).unwrap();
+    let (a, b) = (tracked_stream(), tracked_stream());
     // `b` has nothing of its own: it carves its block out of the default stream's chunk
     // after an event (the default stream's epoch, so the rest of the chunk is ready once
     // it completes). The pool now takes memory across streams, so it keeps free epochs.
@@ -467,10 +480,7 @@ fn memory_freed_on_a_busy_stream_is_ready_only_after_its_work() {
     pool.deallocate(y, 2 * M, a).unwrap();
     pool.deallocate(z, 2 * M, a).unwrap();
     assert_eq!(pool.bytes_free(), pool.pool_size());
-    crate::mr::stream_destroyed(a).unwrap();
-    crate::mr::stream_destroyed(b).unwrap();
-    rt.stream_destroy(a).unwrap();
-    rt.stream_destroy(b).unwrap();
+    destroy_tracked(&[a, b]);
 }
 
 /// A pool used by one stream never records an epoch event.
@@ -500,12 +510,7 @@ fn memory_taken_from_an_idle_stream_becomes_ready() {
     let rt = runtime().unwrap();
     const M: usize = 1 << 20;
     let pool = PoolMemoryResource::new(cuda(), 16 * M, None).unwrap();
-    let (a, b) = (
-        rt.stream_create(Default::default()).unwrap(),
-        rt.stream_create(Default::default()).unwrap(),
-    );
-    crate::mr::stream_created(a).unwrap();
-    crate::mr::stream_created(b).unwrap();
+    let (a, b) = (tracked_stream(), tracked_stream());
     let d = pool.core.inner.lock().slot(Stream::DEFAULT);
     let x = pool.allocate(2 * M, a).unwrap();
     {
@@ -537,8 +542,5 @@ fn memory_taken_from_an_idle_stream_becomes_ready() {
     pool.deallocate(x, 2 * M, a).unwrap();
     pool.deallocate(y, 2 * M, b).unwrap();
     assert_eq!(pool.bytes_free(), pool.pool_size());
-    crate::mr::stream_destroyed(a).unwrap();
-    crate::mr::stream_destroyed(b).unwrap();
-    rt.stream_destroy(a).unwrap();
-    rt.stream_destroy(b).unwrap();
+    destroy_tracked(&[a, b]);
 }
