@@ -94,33 +94,46 @@ pub(crate) fn last_error_ptr() -> *const c_char {
 
 /// Runs the body of exported function `name`: errors become a status and a message naming
 /// the function; a panic never crosses into C.
+#[inline(always)]
 pub(crate) fn guard(name: &'static str, body: impl FnOnce() -> Result<(), Error>) -> rmm_status_t {
+    // The success path is a call and a compare; reporting is out of line, so that the hot
+    // calls (allocate, deallocate) carry none of its code or stack.
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => RMM_STATUS_SUCCESS,
-        Ok(Err(e)) => {
-            let status = rmm_status_t::of(&e);
-            let code = match &e {
-                // Negative codes are rmm-rs's own (a missing entry point), not the runtime's.
-                Error::Runtime { source, .. } => source.code.max(0),
-                _ => 0,
-            };
-            LAST_RUNTIME_CODE.with(|c| c.set(code));
-            set_last_error(format!("{name}: {e}"));
-            status
-        }
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            LAST_RUNTIME_CODE.with(|c| c.set(0));
-            set_last_error(format!(
-                "{name}: internal error: {what} (please report this as a bug)"
-            ));
-            RMM_STATUS_PANIC
-        }
+        Ok(Err(e)) => failed(name, e),
+        Err(panic) => panicked(name, panic),
     }
+}
+
+/// The status of error `e` from exported function `name`, stored as the thread's last error.
+#[cold]
+#[inline(never)]
+fn failed(name: &'static str, e: Error) -> rmm_status_t {
+    let status = rmm_status_t::of(&e);
+    let code = match &e {
+        // Negative codes are rmm-rs's own (a missing entry point), not the runtime's.
+        Error::Runtime { source, .. } => source.code.max(0),
+        _ => 0,
+    };
+    LAST_RUNTIME_CODE.with(|c| c.set(code));
+    set_last_error(format!("{name}: {e}"));
+    status
+}
+
+/// The status of a panic in exported function `name`, stored as the thread's last error.
+#[cold]
+#[inline(never)]
+fn panicked(name: &'static str, panic: Box<dyn std::any::Any + Send>) -> rmm_status_t {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    LAST_RUNTIME_CODE.with(|c| c.set(0));
+    set_last_error(format!(
+        "{name}: internal error: {what} (please report this as a bug)"
+    ));
+    RMM_STATUS_PANIC
 }
 
 /// Fails with a message naming `arg` when a required pointer argument is NULL.

@@ -160,18 +160,24 @@ fn pool_allocate(
     }
     match rt.malloc_from_pool_async(bytes, pool, stream) {
         Ok(p) => checked_pointer(p, bytes, resource),
-        Err(e) if e.kind == RuntimeErrorKind::NotSupported => Err(unsupported_or_runtime(
-            rt,
-            current_device_or_unknown(rt),
-            resource,
-            e,
-        )),
-        Err(e) => Err(allocation_error(
-            e,
-            bytes,
-            resource,
-            current_device_or_unknown(rt),
-        )),
+        Err(e) => Err(pool_allocate_error(rt, e, bytes, resource)),
+    }
+}
+
+/// The error for a failed stream-ordered allocation (out of the hot path).
+#[cold]
+#[inline(never)]
+fn pool_allocate_error(
+    rt: &dyn Runtime,
+    e: RuntimeError,
+    bytes: usize,
+    resource: &'static str,
+) -> Error {
+    let device = current_device_or_unknown(rt);
+    if e.kind == RuntimeErrorKind::NotSupported {
+        unsupported_or_runtime(rt, device, resource, e)
+    } else {
+        allocation_error(e, bytes, resource, device)
     }
 }
 
@@ -187,17 +193,31 @@ fn pool_deallocate(
     if ptr.is_null() || process_is_exiting() {
         return Ok(());
     }
-    rt.free_async(ptr, stream).map_err(|e| {
-        if e.kind == RuntimeErrorKind::InvalidValue {
-            Error::invalid(format!(
-                "{resource}: cannot free {ptr:p} ({bytes} bytes): it was not allocated from a \
-                 memory pool or was already freed ({} returned {})",
-                e.call, e.name
-            ))
-        } else {
-            Error::runtime(current_device_or_unknown(rt), e)
-        }
-    })
+    match rt.free_async(ptr, stream) {
+        Ok(()) => Ok(()),
+        Err(e) => Err(pool_deallocate_error(rt, e, ptr, bytes, resource)),
+    }
+}
+
+/// The error for a failed stream-ordered free (out of the hot path).
+#[cold]
+#[inline(never)]
+fn pool_deallocate_error(
+    rt: &dyn Runtime,
+    e: RuntimeError,
+    ptr: *mut c_void,
+    bytes: usize,
+    resource: &'static str,
+) -> Error {
+    if e.kind == RuntimeErrorKind::InvalidValue {
+        Error::invalid(format!(
+            "{resource}: cannot free {ptr:p} ({bytes} bytes): it was not allocated from a \
+             memory pool or was already freed ({} returned {})",
+            e.call, e.name
+        ))
+    } else {
+        Error::runtime(current_device_or_unknown(rt), e)
+    }
 }
 
 /// The pool a resource of this module allocates from, for `is_equal`.

@@ -166,28 +166,34 @@ pub(crate) fn current_device_or_unknown(rt: &dyn Runtime) -> DeviceId {
 
 /// Checks what a runtime allocator returned: a null or misaligned pointer is a bug below us,
 /// reported rather than handed to the user.
+#[inline(always)]
 pub(crate) fn checked_pointer(
     ptr: *mut c_void,
     requested: usize,
     resource: &'static str,
 ) -> Result<*mut c_void> {
-    if ptr.is_null() {
-        return Err(Error::BadAlloc {
-            requested,
-            resource,
-            detail: "the runtime returned a null pointer".into(),
-        });
-    }
-    if (ptr as usize) % ALLOCATION_ALIGNMENT != 0 {
-        return Err(Error::BadAlloc {
-            requested,
-            resource,
-            detail: format!(
-                "the runtime returned {ptr:p}, which is not aligned to {ALLOCATION_ALIGNMENT} bytes"
-            ),
-        });
+    if ptr.is_null() || (ptr as usize) % ALLOCATION_ALIGNMENT != 0 {
+        return Err(bad_pointer(ptr, requested, resource));
     }
     Ok(ptr)
+}
+
+/// The error for a null or misaligned pointer from the runtime (out of the hot path).
+#[cold]
+#[inline(never)]
+fn bad_pointer(ptr: *mut c_void, requested: usize, resource: &'static str) -> Error {
+    let detail = if ptr.is_null() {
+        "the runtime returned a null pointer".to_string()
+    } else {
+        format!(
+            "the runtime returned {ptr:p}, which is not aligned to {ALLOCATION_ALIGNMENT} bytes"
+        )
+    };
+    Error::BadAlloc {
+        requested,
+        resource,
+        detail,
+    }
 }
 
 /// The shared body of resources that call one runtime allocator per request.
@@ -202,13 +208,20 @@ pub(crate) fn direct_allocate(
     }
     match alloc(bytes) {
         Ok(p) => checked_pointer(p, bytes, resource),
-        Err(e) => Err(allocation_error(
-            e,
-            bytes,
-            resource,
-            current_device_or_unknown(rt),
-        )),
+        Err(e) => Err(direct_allocate_error(rt, e, bytes, resource)),
     }
+}
+
+/// The error for a failed runtime allocation (out of the hot path).
+#[cold]
+#[inline(never)]
+fn direct_allocate_error(
+    rt: &dyn Runtime,
+    e: crate::runtime::RuntimeError,
+    bytes: usize,
+    resource: &'static str,
+) -> Error {
+    allocation_error(e, bytes, resource, current_device_or_unknown(rt))
 }
 
 /// The shared body of deallocation through one runtime call. A pointer the runtime does
@@ -224,17 +237,31 @@ pub(crate) fn direct_deallocate(
     if ptr.is_null() || crate::runtime::process_is_exiting() {
         return Ok(());
     }
-    free(ptr).map_err(|e| {
-        if e.kind == RuntimeErrorKind::InvalidValue {
-            Error::invalid(format!(
-                "{resource}: cannot free {ptr:p} ({bytes} bytes): it was not allocated by \
-                 this kind of resource or was already freed ({} returned {})",
-                e.call, e.name
-            ))
-        } else {
-            Error::runtime(current_device_or_unknown(rt), e)
-        }
-    })
+    match free(ptr) {
+        Ok(()) => Ok(()),
+        Err(e) => Err(direct_deallocate_error(rt, e, ptr, bytes, resource)),
+    }
+}
+
+/// The error for a failed runtime free (out of the hot path).
+#[cold]
+#[inline(never)]
+fn direct_deallocate_error(
+    rt: &dyn Runtime,
+    e: crate::runtime::RuntimeError,
+    ptr: *mut c_void,
+    bytes: usize,
+    resource: &'static str,
+) -> Error {
+    if e.kind == RuntimeErrorKind::InvalidValue {
+        Error::invalid(format!(
+            "{resource}: cannot free {ptr:p} ({bytes} bytes): it was not allocated by this \
+             kind of resource or was already freed ({} returned {})",
+            e.call, e.name
+        ))
+    } else {
+        Error::runtime(current_device_or_unknown(rt), e)
+    }
 }
 
 /// Declares a resource that calls one runtime allocator and one runtime free per request.

@@ -416,7 +416,10 @@ impl GpuRuntime {
         }
     }
 
-    /// The error for a failed call, with the runtime's own name and description.
+    /// The error for a failed call, with the runtime's own name and description (out of the
+    /// hot path).
+    #[cold]
+    #[inline(never)]
     fn error(&self, call: &'static str, code: i32) -> RuntimeError {
         if code != code::NOT_READY {
             // Clear the thread's non-sticky last error (e.g. an out-of-memory from cudaMalloc),
@@ -433,6 +436,7 @@ impl GpuRuntime {
         }
     }
 
+    #[inline(always)]
     fn check(&self, call: &'static str, code: i32) -> RtResult<()> {
         if code == 0 {
             Ok(())
@@ -453,23 +457,34 @@ impl GpuRuntime {
     }
 
     /// The function of an optional entry point, or a "symbolNotFound" error naming it.
+    #[inline(always)]
     fn opt<F: Copy>(&self, sym: &OptSym<F>) -> RtResult<F> {
-        sym.f.ok_or_else(|| RuntimeError {
-            call: sym.name,
+        match sym.f {
+            Some(f) => Ok(f),
+            None => Err(self.missing(sym.name)),
+        }
+    }
+
+    /// The error for an entry point this runtime does not export (out of the hot path).
+    #[cold]
+    #[inline(never)]
+    fn missing(&self, name: &'static str) -> RuntimeError {
+        RuntimeError {
+            call: name,
             code: -1,
             kind: RuntimeErrorKind::NotSupported,
             name: "symbolNotFound".into(),
             message: format!(
                 "{} is not exported by {} (runtime {}); this feature needs a newer runtime",
-                if sym.name.is_empty() {
+                if name.is_empty() {
                     "the function"
                 } else {
-                    sym.name
+                    name
                 },
                 self.soname,
                 self.runtime_version
             ),
-        })
+        }
     }
 
     fn stream(&self, s: Stream) -> P {
