@@ -190,34 +190,9 @@ fn pool_deallocate(
     stream: Stream,
     resource: &'static str,
 ) -> Result<()> {
-    if ptr.is_null() || process_is_exiting() {
-        return Ok(());
-    }
-    match rt.free_async(ptr, stream) {
-        Ok(()) => Ok(()),
-        Err(e) => Err(pool_deallocate_error(rt, e, ptr, bytes, resource)),
-    }
-}
-
-/// The error for a failed stream-ordered free (out of the hot path).
-#[cold]
-#[inline(never)]
-fn pool_deallocate_error(
-    rt: &dyn Runtime,
-    e: RuntimeError,
-    ptr: *mut c_void,
-    bytes: usize,
-    resource: &'static str,
-) -> Error {
-    if e.kind == RuntimeErrorKind::InvalidValue {
-        Error::invalid(format!(
-            "{resource}: cannot free {ptr:p} ({bytes} bytes): it was not allocated from a \
-             memory pool or was already freed ({} returned {})",
-            e.call, e.name
-        ))
-    } else {
-        Error::runtime(current_device_or_unknown(rt), e)
-    }
+    super::direct_deallocate(rt, ptr, bytes, resource, "from a memory pool", |p| {
+        rt.free_async(p, stream)
+    })
 }
 
 /// The pool a resource of this module allocates from, for `is_equal`.

@@ -225,13 +225,15 @@ fn direct_allocate_error(
 }
 
 /// The shared body of deallocation through one runtime call. A pointer the runtime does
-/// not know is reported as an invalid argument naming it; after process exit begins the
-/// memory is leaked instead of calling a runtime that may be gone.
+/// not know is reported as an invalid argument naming it (not allocated `origin`, e.g. "by
+/// this kind of resource"); after process exit begins the memory is leaked instead of
+/// calling a runtime that may be gone.
 pub(crate) fn direct_deallocate(
     rt: &dyn Runtime,
     ptr: *mut c_void,
     bytes: usize,
     resource: &'static str,
+    origin: &'static str,
     free: impl FnOnce(*mut c_void) -> crate::runtime::RtResult<()>,
 ) -> Result<()> {
     if ptr.is_null() || crate::runtime::process_is_exiting() {
@@ -239,7 +241,7 @@ pub(crate) fn direct_deallocate(
     }
     match free(ptr) {
         Ok(()) => Ok(()),
-        Err(e) => Err(direct_deallocate_error(rt, e, ptr, bytes, resource)),
+        Err(e) => Err(direct_deallocate_error(rt, e, ptr, bytes, resource, origin)),
     }
 }
 
@@ -252,11 +254,12 @@ fn direct_deallocate_error(
     ptr: *mut c_void,
     bytes: usize,
     resource: &'static str,
+    origin: &'static str,
 ) -> Error {
     if e.kind == RuntimeErrorKind::InvalidValue {
         Error::invalid(format!(
-            "{resource}: cannot free {ptr:p} ({bytes} bytes): it was not allocated by this \
-             kind of resource or was already freed ({} returned {})",
+            "{resource}: cannot free {ptr:p} ({bytes} bytes): it was not allocated {origin} \
+             or was already freed ({} returned {})",
             e.call, e.name
         ))
     } else {
@@ -301,7 +304,14 @@ macro_rules! direct_resource {
                 bytes: usize,
                 _stream: $crate::runtime::Stream,
             ) -> $crate::error::Result<()> {
-                $crate::mr::direct_deallocate(self.rt, ptr, bytes, $name, |p| self.rt.$free(p))
+                $crate::mr::direct_deallocate(
+                    self.rt,
+                    ptr,
+                    bytes,
+                    $name,
+                    "by this kind of resource",
+                    |p| self.rt.$free(p),
+                )
             }
 
             /// All resources of this class are interchangeable (as in hipMM).
