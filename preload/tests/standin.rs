@@ -291,8 +291,11 @@ fn freed_blocks_are_not_reused_before_their_kernels_finish() {
         assert_ok(&out);
         let stderr = text(&out.stderr);
         assert_eq!(text(&out.stdout), text(&raw.stdout), "{env:?}\n{stderr}");
+        // 209 allocations; the pool's own cudaMallocs as it grows: blocks still pending
+        // behind their kernels keep it growing, by 4 MiB at a time at this size (13 calls
+        // when it doubled up to 8 MiB, 20 since it grows by a 32nd past 4 MiB).
         assert!(
-            standin_count(&stderr, "cudaMalloc") < 20,
+            standin_count(&stderr, "cudaMalloc") < 24,
             "{env:?}\n{stderr}"
         );
     }
