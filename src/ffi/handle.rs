@@ -12,23 +12,35 @@
 //! seqlock-style read), so use after release is still reported; releasing the *last*
 //! reference while another thread is inside a call on the same handle is a caller error,
 //! as destroying an RMM resource in use is.
+//!
+//! Beside the resource, a slot's entry keeps the resource's direct path (see
+//! `ffi::direct`), so that a thin resource's allocation reads one slot and one entry
+//! before its runtime call.
 
 use std::sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 
 use parking_lot::{Mutex, RwLock};
 
 use crate::error::{Error, Result};
-use crate::mr::SharedResource;
+use crate::mr::{DirectPath, SharedResource};
 
 const CHUNK: usize = 1024;
 const MAX_CHUNKS: usize = 4096;
+
+/// What a live slot holds: the resource and, for the thin ones, its direct path.
+pub(crate) struct Entry {
+    /// The resource.
+    pub(crate) resource: SharedResource,
+    /// The raw runtime calls a thin resource's allocation ends in (see [`super::direct`]).
+    pub(crate) direct: Option<DirectPath>,
+}
 
 #[derive(Default)]
 struct SlotState {
     generation: u32,
     refs: u32,
     /// Boxed so that its address (published in [`Slot::resource`]) is stable.
-    value: Option<Box<SharedResource>>,
+    value: Option<Box<Entry>>,
 }
 
 /// One handle slot: the state behind a lock for writers, and its read-only summary for
@@ -38,8 +50,8 @@ struct Slot {
     state: RwLock<SlotState>,
     /// `generation << 1 | 1` while the slot holds a resource, `generation << 1` otherwise.
     stamp: AtomicU64,
-    /// The boxed resource while the slot holds one, else null.
-    resource: AtomicPtr<SharedResource>,
+    /// The boxed entry while the slot holds one, else null.
+    resource: AtomicPtr<Entry>,
 }
 
 impl Slot {
@@ -118,9 +130,13 @@ impl HandleTable {
         let slot = self.slot(index).expect("slot of a fresh index exists");
         let mut s = slot.state.write();
         s.refs = 1;
-        let boxed = s.value.insert(Box::new(value));
+        let direct = value.direct_path();
+        let boxed = s.value.insert(Box::new(Entry {
+            resource: value,
+            direct,
+        }));
         slot.resource
-            .store(&mut **boxed as *mut SharedResource, Ordering::Release);
+            .store(&mut **boxed as *mut Entry, Ordering::Release);
         slot.stamp
             .store(Slot::live_stamp(s.generation), Ordering::Release);
         Ok(Self::encode(index, s.generation))
@@ -159,7 +175,7 @@ impl HandleTable {
         let s = self.live(handle)?.state.read();
         Self::check(handle, &s)?;
         Ok(SharedResource::clone(
-            s.value.as_deref().expect("live slot has a value"),
+            &s.value.as_deref().expect("live slot has a value").resource,
         ))
     }
 
@@ -171,6 +187,19 @@ impl HandleTable {
         handle: usize,
         f: impl FnOnce(&SharedResource) -> Result<R>,
     ) -> Result<R> {
+        if let Some(entry) = self.entry(handle) {
+            return f(&entry.resource);
+        }
+        // Not a live handle: the locked path reports exactly what is wrong.
+        let r = self.get(handle)?;
+        f(&r)
+    }
+
+    /// The entry of a live `handle`, read without writing to the slot; `None` when the
+    /// handle is not live (the locked path then says why). The entry stays valid while the
+    /// caller holds the handle (module docs).
+    #[inline]
+    pub(crate) fn entry(&self, handle: usize) -> Option<&Entry> {
         if let Some((index, generation)) = Self::decode(handle) {
             if let Some(slot) = self.slot(index) {
                 let want = Slot::live_stamp(generation);
@@ -180,17 +209,15 @@ impl HandleTable {
                     // pointer belongs to this generation.
                     fence(Ordering::Acquire);
                     if !p.is_null() && slot.stamp.load(Ordering::Relaxed) == want {
-                        // SAFETY: `p` is the boxed resource of this live generation; the box
-                        // is freed only when the handle's last reference is released, which
+                        // SAFETY: `p` is the boxed entry of this live generation; the box is
+                        // freed only when the handle's last reference is released, which
                         // the caller may not do while using the handle (module docs).
-                        return f(unsafe { &*p });
+                        return Some(unsafe { &*p });
                     }
                 }
             }
         }
-        // Not a live handle: the locked path reports exactly what is wrong.
-        let r = self.get(handle)?;
-        f(&r)
+        None
     }
 
     /// Adds a reference to `handle`.

@@ -24,6 +24,7 @@ mod callback;
 mod cuda;
 mod cuda_async;
 mod device;
+mod direct;
 mod failure_callback;
 mod fixed_size;
 mod handle;

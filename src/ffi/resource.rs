@@ -120,6 +120,9 @@ pub unsafe extern "C" fn rmm_allocate_async(
     stream: rmm_stream_t,
     ptr: *mut *mut c_void,
 ) -> rmm_status_t {
+    if super::direct::try_allocate(resource as usize, bytes, stream as usize, ptr) {
+        return rmm_status_t::RMM_STATUS_SUCCESS;
+    }
     guard("rmm_allocate_async", || {
         non_null(ptr, "ptr")?;
         let p =
@@ -148,6 +151,9 @@ pub extern "C" fn rmm_deallocate_async(
     bytes: usize,
     stream: rmm_stream_t,
 ) -> rmm_status_t {
+    if super::direct::try_deallocate(resource as usize, ptr, stream as usize) {
+        return rmm_status_t::RMM_STATUS_SUCCESS;
+    }
     guard("rmm_deallocate_async", || {
         let s: Stream = stream_of(stream);
         handle::RESOURCES.with(resource as usize, |r| r.deallocate(ptr, bytes, s))

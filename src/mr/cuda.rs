@@ -6,5 +6,9 @@ super::direct_resource!(
     CudaMemoryResource,
     "cuda_memory_resource",
     malloc,
-    free
+    free,
+    |c| Some(super::DirectPath::Malloc {
+        malloc: c.malloc?,
+        free: c.free?,
+    })
 );

@@ -195,6 +195,17 @@ fn pool_deallocate(
     })
 }
 
+/// The direct path of a resource allocating from `pool` (see `ffi::direct`).
+fn pool_direct_path(rt: &dyn Runtime, pool: MemPool) -> Option<super::DirectPath> {
+    let calls = rt.direct_calls();
+    Some(super::DirectPath::Pool {
+        malloc: calls.malloc_from_pool_async?,
+        free: calls.free_async?,
+        pool,
+        legacy_stream: calls.legacy_stream,
+    })
+}
+
 /// The pool a resource of this module allocates from, for `is_equal`.
 fn pool_of(other: &dyn DeviceMemoryResource) -> Option<MemPool> {
     let any = other.as_any();
@@ -414,6 +425,10 @@ impl DeviceMemoryResource for CudaAsyncMemoryResource {
     fn as_any(&self) -> &dyn Any {
         self
     }
+
+    fn direct_path(&self) -> Option<super::DirectPath> {
+        pool_direct_path(self.rt, self.pool)
+    }
 }
 
 /// `cuda_async_view_memory_resource`: allocates in stream order from a pool it does not own
@@ -485,6 +500,10 @@ impl DeviceMemoryResource for CudaAsyncViewMemoryResource {
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+
+    fn direct_path(&self) -> Option<super::DirectPath> {
+        pool_direct_path(self.rt, self.pool)
     }
 }
 
@@ -588,6 +607,10 @@ impl DeviceMemoryResource for CudaAsyncManagedMemoryResource {
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+
+    fn direct_path(&self) -> Option<super::DirectPath> {
+        pool_direct_path(self.rt, self.pool)
     }
 }
 

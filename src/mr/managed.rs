@@ -5,5 +5,9 @@ super::direct_resource!(
     ManagedMemoryResource,
     "managed_memory_resource",
     malloc_managed,
-    free
+    free,
+    |c| Some(super::DirectPath::Managed {
+        malloc: c.malloc_managed?,
+        free: c.free?,
+    })
 );

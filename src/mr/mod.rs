@@ -33,7 +33,7 @@ mod system;
 #[cfg(test)]
 mod test_gate;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 mod thread_safe;
 mod thread_slot;
 mod tracking;
@@ -44,7 +44,10 @@ use std::fmt::Debug;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::runtime::{DeviceId, Runtime, RuntimeError, RuntimeErrorKind, Stream};
+use crate::runtime::{
+    DeviceId, DirectFreeAsyncFn, DirectFreeFn, DirectMallocFn, DirectMallocManagedFn,
+    DirectPoolMallocFn, MemPool, Runtime, RuntimeError, RuntimeErrorKind, Stream,
+};
 
 pub use arena::{
     ArenaMemoryResource, ARENA_CACHE_BYTES, ARENA_LARGE_GRANULE, ARENA_SUPERBLOCK_SIZE,
@@ -111,7 +114,50 @@ pub trait DeviceMemoryResource: Send + Sync + Debug + 'static {
     fn upstream(&self) -> Option<SharedResource> {
         None
     }
+
+    /// For a thin resource (one runtime call per allocation and free, nothing else), those
+    /// calls as raw entry points, which the C ABI calls without the layers between (see
+    /// `ffi::direct`); `None` for every other resource.
+    fn direct_path(&self) -> Option<DirectPath> {
+        None
+    }
 }
+
+/// A thin resource's allocation and free as the raw runtime calls they end in
+/// ([`crate::runtime::DirectCalls`]). A call that returns anything but 0 is repeated
+/// through the resource's `allocate` / `deallocate`, which report the error.
+#[derive(Clone, Copy, Debug)]
+pub enum DirectPath {
+    /// `malloc(bytes)` and `free(ptr)`; streams are not used.
+    Malloc {
+        /// Allocates.
+        malloc: DirectMallocFn,
+        /// Frees.
+        free: DirectFreeFn,
+    },
+    /// `malloc_managed(bytes, attach global)` and `free(ptr)`; streams are not used.
+    Managed {
+        /// Allocates.
+        malloc: DirectMallocManagedFn,
+        /// Frees.
+        free: DirectFreeFn,
+    },
+    /// `malloc_from_pool_async(bytes, pool, stream)` and `free_async(ptr, stream)`.
+    Pool {
+        /// Allocates.
+        malloc: DirectPoolMallocFn,
+        /// Frees.
+        free: DirectFreeAsyncFn,
+        /// The pool allocated from.
+        pool: MemPool,
+        /// The raw handle of [`Stream::LEGACY`] for these calls.
+        legacy_stream: usize,
+    },
+}
+
+/// `cudaMemAttachGlobal` / `hipMemAttachGlobal`: how the direct path allocates managed
+/// memory (as [`crate::runtime::Runtime::malloc_managed`] does).
+pub const MEM_ATTACH_GLOBAL: u32 = 1;
 
 /// A shared, reference-counted resource.
 pub type SharedResource = Arc<dyn DeviceMemoryResource>;
@@ -270,7 +316,7 @@ fn direct_deallocate_error(
 /// Declares a resource that calls one runtime allocator and one runtime free per request.
 /// The three such resources differ only in those two calls and their names.
 macro_rules! direct_resource {
-    ($(#[$doc:meta])* $ty:ident, $name:literal, $alloc:ident, $free:ident) => {
+    ($(#[$doc:meta])* $ty:ident, $name:literal, $alloc:ident, $free:ident, $direct:expr) => {
         $(#[$doc])*
         pub struct $ty {
             rt: &'static dyn $crate::runtime::Runtime,
@@ -325,6 +371,12 @@ macro_rules! direct_resource {
 
             fn as_any(&self) -> &dyn std::any::Any {
                 self
+            }
+
+            fn direct_path(&self) -> Option<$crate::mr::DirectPath> {
+                let direct: fn($crate::runtime::DirectCalls) -> Option<$crate::mr::DirectPath> =
+                    $direct;
+                direct(self.rt.direct_calls())
             }
         }
     };

@@ -5,5 +5,8 @@ super::direct_resource!(
     PinnedHostMemoryResource,
     "pinned_host_memory_resource",
     malloc_host,
-    free_host
+    free_host,
+    // No direct path: the driver's pinned allocation takes other flags than the runtime's
+    // `cudaMallocHost`, which a program could see (`cudaHostGetFlags`).
+    |_| None
 );

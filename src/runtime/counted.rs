@@ -41,6 +41,11 @@ impl Runtime for Counted {
         self.0.description()
     }
 
+    /// Not counted: the C ABI takes the direct path only while counting is off.
+    fn direct_calls(&self) -> super::DirectCalls {
+        self.0.direct_calls()
+    }
+
     counted! {
         RtOther fn device_count(&self) -> RtResult<i32>;
         RtOther fn get_device(&self) -> RtResult<DeviceId>;

@@ -4,7 +4,7 @@
 //! `cudaMemoryType`, `cudaMemAllocationType`) and `cuda_runtime_api.h`; each value below was
 //! checked by compiling against the CUDA 13.0 headers.
 
-use super::gpu::{self, Flavor};
+use super::gpu::{self, DriverCalls, Flavor};
 use super::{DeviceAttribute, MemoryType, Runtime, RuntimeKind, Stream};
 
 /// `cudaDeviceAttr` numbers (stable since CUDA 11.2).
@@ -159,6 +159,17 @@ static CUDA: Flavor = Flavor {
     location_api_since: Some(13000),
     unknown_pointer_is_invalid_value: false,
     fabric_handles: true,
+    driver: Some((&DRIVER, 12000)),
+};
+
+/// The driver's thin calls (cuda.h), for the C ABI's direct path from CUDA 12 on.
+static DRIVER: DriverCalls = DriverCalls {
+    library: "libcuda.so.1",
+    malloc: "cuMemAlloc_v2",
+    free: "cuMemFree_v2",
+    malloc_managed: "cuMemAllocManaged",
+    malloc_from_pool_async: "cuMemAllocFromPoolAsync",
+    free_async: "cuMemFreeAsync",
 };
 
 /// Loads the CUDA runtime (`libcudart.so.13`, `.12`, `.11.0`, `.11`, `.so`, in that order).

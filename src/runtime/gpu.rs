@@ -15,9 +15,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::dl::Library;
 use super::{
-    DeviceAttribute, DeviceId, Event, HostFn, MemAdvice, MemHandleType, MemInfo, MemPool,
-    MemPoolAttr, MemPoolLocation, MemPoolProps, MemoryType, PointerAttributes, RtResult, Runtime,
-    RuntimeError, RuntimeErrorKind, RuntimeKind, Stream, StreamFlags,
+    DeviceAttribute, DeviceId, DirectCalls, Event, HostFn, MemAdvice, MemHandleType, MemInfo,
+    MemPool, MemPoolAttr, MemPoolLocation, MemPoolProps, MemoryType, PointerAttributes, RtResult,
+    Runtime, RuntimeError, RuntimeErrorKind, RuntimeKind, Stream, StreamFlags,
 };
 
 /// A raw runtime handle (stream, event, pool) or device pointer.
@@ -54,6 +54,28 @@ pub(super) struct Flavor {
     pub unknown_pointer_is_invalid_value: bool,
     /// The runtime can export pools as fabric handles.
     pub fabric_handles: bool,
+    /// The driver library under the runtime and the first runtime version from which the
+    /// thin calls' direct path uses it (see [`DriverCalls`]); None: the runtime's own.
+    pub driver: Option<(&'static DriverCalls, i32)>,
+}
+
+/// The driver's names of the thin calls, resolved from `library` for the C ABI's direct
+/// path ([`DirectCalls`]). Only from a runtime version on which the runtime's current
+/// device and the driver's current context cannot differ: CUDA 12's `cudaSetDevice` makes
+/// the device's primary context current at once (CUDA 11 deferred that to the next call).
+pub(super) struct DriverCalls {
+    /// The driver library (`libcuda.so.1`); not loaded when absent.
+    pub library: &'static str,
+    /// Device memory (`cuMemAlloc_v2`), as `cudaMalloc`.
+    pub malloc: &'static str,
+    /// Free (`cuMemFree_v2`), as `cudaFree`.
+    pub free: &'static str,
+    /// Managed memory (`cuMemAllocManaged`), as `cudaMallocManaged`.
+    pub malloc_managed: &'static str,
+    /// Pool allocation (`cuMemAllocFromPoolAsync`), as `cudaMallocFromPoolAsync`.
+    pub malloc_from_pool_async: &'static str,
+    /// Stream-ordered free (`cuMemFreeAsync`), as `cudaFreeAsync`.
+    pub free_async: &'static str,
 }
 
 /// `cudaMemLocation` / `hipMemLocation`: `{ enum type; int id; }` (8 bytes, by value).
@@ -327,8 +349,51 @@ struct GpuRuntime {
     soname: &'static str,
     runtime_version: i32,
     driver_version: i32,
+    /// The thin calls' raw entry points (see [`Runtime::direct_calls`]).
+    direct: DirectCalls,
     // Kept so the handle is visibly owned; never closed (see `dl`).
     _lib: Library,
+    _driver: Option<Library>,
+}
+
+/// The thin calls' raw entry points: the driver's where `flavor` names a driver for this
+/// runtime version and it has the function, else the runtime's own.
+fn direct_calls(
+    flavor: &Flavor,
+    api: &Api,
+    runtime_version: i32,
+) -> (DirectCalls, Option<Library>) {
+    let mut calls = DirectCalls {
+        malloc: Some(api.malloc.f),
+        free: Some(api.free.f),
+        malloc_managed: api.malloc_managed.f,
+        malloc_from_pool_async: api.malloc_from_pool_async.f,
+        free_async: api.free_async.f,
+        legacy_stream: (flavor.stream)(Stream::LEGACY),
+    };
+    let Some((names, _)) = flavor.driver.filter(|&(_, since)| runtime_version >= since) else {
+        return (calls, None);
+    };
+    let Ok((driver, _)) = Library::open_first(&[names.library]) else {
+        return (calls, None);
+    };
+    // SAFETY: each driver function has the C signature of the runtime function it stands
+    // for (`CUdeviceptr` is a pointer-sized integer, `CUmemoryPool`/`CUstream` are the
+    // runtime's handles): cuda.h and cuda_runtime_api.h of CUDA 12 and 13.
+    unsafe {
+        calls.malloc = driver.symbol(names.malloc).or(calls.malloc);
+        calls.free = driver.symbol(names.free).or(calls.free);
+        if calls.malloc_managed.is_some() {
+            calls.malloc_managed = driver.symbol(names.malloc_managed).or(calls.malloc_managed);
+        }
+        if calls.malloc_from_pool_async.is_some() && calls.free_async.is_some() {
+            calls.malloc_from_pool_async = driver
+                .symbol(names.malloc_from_pool_async)
+                .or(calls.malloc_from_pool_async);
+            calls.free_async = driver.symbol(names.free_async).or(calls.free_async);
+        }
+    }
+    (calls, Some(driver))
 }
 
 /// Loads the runtime of `flavor`: opens the library, resolves the table, reads versions.
@@ -383,13 +448,16 @@ pub(super) fn load_from(
         api.mem_prefetch_async.f = None;
         api.mem_advise.f = None;
     }
+    let (direct, driver) = direct_calls(flavor, &api, runtime_version);
     Ok(Box::new(GpuRuntime {
         flavor,
         api,
         soname,
         runtime_version,
         driver_version,
+        direct,
         _lib: lib,
+        _driver: driver,
     }))
 }
 
@@ -565,6 +633,10 @@ impl GpuRuntime {
 impl Runtime for GpuRuntime {
     fn kind(&self) -> RuntimeKind {
         self.flavor.kind
+    }
+
+    fn direct_calls(&self) -> DirectCalls {
+        self.direct
     }
 
     fn description(&self) -> String {

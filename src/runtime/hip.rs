@@ -168,6 +168,8 @@ static HIP: Flavor = Flavor {
     location_api_since: None,
     unknown_pointer_is_invalid_value: true,
     fabric_handles: false,
+    // The direct path calls the HIP runtime's own functions.
+    driver: None,
 };
 
 /// Loads the HIP runtime (`libamdhip64.so.7`, `.6`, `.5`, `.so`, in that order).

@@ -439,4 +439,47 @@ pub trait Runtime: Send + Sync + 'static {
     /// with [`Runtime::mem_pool_import_from_shareable_handle`] (`cudaMemPoolImportPointer`).
     /// Free the result with [`Runtime::free_async`] or [`Runtime::free`].
     fn mem_pool_import_pointer(&self, pool: MemPool, data: &[u8; 64]) -> RtResult<*mut c_void>;
+
+    /// The raw entry points of the thin allocation calls, for the C ABI's direct path
+    /// (`ffi::direct`); none by default, so that every call takes the checked path
+    /// through this trait.
+    fn direct_calls(&self) -> DirectCalls {
+        DirectCalls::default()
+    }
+}
+
+/// `(ptr out, bytes) -> code`: `cuMemAlloc_v2` / `cudaMalloc` / `hipMalloc`.
+pub type DirectMallocFn = unsafe extern "C" fn(*mut *mut c_void, usize) -> i32;
+/// `(ptr out, bytes, flags) -> code`: `cuMemAllocManaged` / `cudaMallocManaged`.
+pub type DirectMallocManagedFn = unsafe extern "C" fn(*mut *mut c_void, usize, u32) -> i32;
+/// `(ptr) -> code`: `cuMemFree_v2` / `cudaFree` / `hipFree`.
+pub type DirectFreeFn = unsafe extern "C" fn(*mut c_void) -> i32;
+/// `(ptr out, bytes, pool, stream) -> code`: `cuMemAllocFromPoolAsync` /
+/// `cudaMallocFromPoolAsync` / `hipMallocFromPoolAsync`.
+pub type DirectPoolMallocFn =
+    unsafe extern "C" fn(*mut *mut c_void, usize, *mut c_void, *mut c_void) -> i32;
+/// `(ptr, stream) -> code`: `cuMemFreeAsync` / `cudaFreeAsync` / `hipFreeAsync`.
+pub type DirectFreeAsyncFn = unsafe extern "C" fn(*mut c_void, *mut c_void) -> i32;
+
+/// The functions a thin resource's allocation ends in, without the layers between (C ABI
+/// handle, resource, counting layer, backend): on CUDA 12 and later the driver's own
+/// (`libcuda.so.1`), which the runtime library calls after its own bookkeeping, else the
+/// runtime library's. Every one returns 0 on success; on any other code the caller takes
+/// the checked path, which repeats the call through [`Runtime`] for the runtime's exact
+/// error (and, on a thread with no current context, makes the device's context current).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DirectCalls {
+    /// Device memory.
+    pub malloc: Option<DirectMallocFn>,
+    /// Frees device and managed memory.
+    pub free: Option<DirectFreeFn>,
+    /// Managed memory (called with the attach-global flag).
+    pub malloc_managed: Option<DirectMallocManagedFn>,
+    /// Stream-ordered allocation from a pool.
+    pub malloc_from_pool_async: Option<DirectPoolMallocFn>,
+    /// Stream-ordered free.
+    pub free_async: Option<DirectFreeAsyncFn>,
+    /// The handle these functions take for [`Stream::LEGACY`] (HIP has none: its null
+    /// stream is the legacy one); other streams pass unchanged.
+    pub legacy_stream: usize,
 }

@@ -10,6 +10,7 @@
 //! [`emulated_attribute`]).
 
 mod config;
+mod direct;
 mod memory;
 mod mempool;
 mod stream;
@@ -465,6 +466,11 @@ impl Drop for HostRuntime {
 impl Runtime for HostRuntime {
     fn kind(&self) -> RuntimeKind {
         RuntimeKind::Host
+    }
+
+    /// The process runtime's calls behind C signatures (see `direct.rs`).
+    fn direct_calls(&self) -> super::DirectCalls {
+        direct::calls()
     }
 
     fn description(&self) -> String {
