@@ -115,6 +115,18 @@ int main(int argc, char** argv)
   };
 
   std::vector<path> paths;
+#ifdef WITH_RMM
+  auto rmm_path = [](char const* name, rmm_resource_t mr) {
+    return path{name,
+                [mr](std::size_t s) {
+                  void* p{};
+                  RK(rmm_allocate_async(mr, s, nullptr, &p));
+                  return p;
+                },
+                [mr](void* p, std::size_t s) { RK(rmm_deallocate_async(mr, p, s, nullptr)); },
+                {}};
+  };
+#endif
   if (async) {
     cudaMemPool_t const a = make_pool(), b = make_pool();
     paths.push_back({"cudart cudaMallocFromPoolAsync",
@@ -139,14 +151,7 @@ int main(int argc, char** argv)
     rmm_resource_t mr{};
     std::uint64_t threshold = ~std::uint64_t{0};
     RK(rmm_async_create(&initial, &threshold, 0, &mr));
-    paths.push_back({"librmm rmm_allocate_async (async)",
-                     [mr](std::size_t s) {
-                       void* p{};
-                       RK(rmm_allocate_async(mr, s, nullptr, &p));
-                       return p;
-                     },
-                     [mr](void* p, std::size_t s) { RK(rmm_deallocate_async(mr, p, s, nullptr)); },
-                     {}});
+    paths.push_back(rmm_path("librmm rmm_allocate_async (async)", mr));
 #endif
   } else {
     paths.push_back({"cudart cudaMalloc",
@@ -170,14 +175,7 @@ int main(int argc, char** argv)
 #ifdef WITH_RMM
     rmm_resource_t mr{};
     RK(rmm_cuda_create(&mr));
-    paths.push_back({"librmm rmm_allocate_async (cuda)",
-                     [mr](std::size_t s) {
-                       void* p{};
-                       RK(rmm_allocate_async(mr, s, nullptr, &p));
-                       return p;
-                     },
-                     [mr](void* p, std::size_t s) { RK(rmm_deallocate_async(mr, p, s, nullptr)); },
-                     {}});
+    paths.push_back(rmm_path("librmm rmm_allocate_async (cuda)", mr));
 #endif
   }
 
