@@ -1,31 +1,40 @@
 #!/usr/bin/env bash
 # The thin resources (cuda_async, cuda) side by side in fresh processes, alternating RMM
-# 23.12 and rmm-rs, REPS times: one harness run gives one process per side, and a
-# process's speed for these cells varies by ±20% (tests-gpu/async_affinity.sh). Needs the
-# perf_anchor builds of a bench-vs-rmm run on the same machine (BUILD, default
+# 23.12 and rmm-rs, REPS times (which goes first alternates from one rep to the next): one
+# harness run gives one process per side, and a process's speed for these cells varies by
+# up to 2x (tests-gpu/async_affinity.sh). With PRELOADED=1, a third variant runs RMM's build
+# with librmm.so preloaded but unused (does loading the library slow the runtime's calls?).
+# Needs the perf_anchor builds of a bench-vs-rmm run on the same machine (BUILD, default
 # /tmp/perf-anchor-build). Prints ns per operation per process and the medians.
 set -uo pipefail
 B=${BUILD:-/tmp/perf-anchor-build}
 REPS=${REPS:-5}
 RES=${RES:-cuda_async,cuda}
+WORKLOADS=${WORKLOADS:-w2,w1,w4}
+variants="rmm rmmrs"; [ -n "${PRELOADED:-}" ] && variants="rmm rmmrs rmm+librmm"
+lib=$(ldd "$B/perf_anchor_rmmrs" | awk '/librmm.so/ {print $3}')
 for r in $(seq "$REPS"); do
-  for v in rmm rmmrs; do
-    env RMM_RUNTIME=cuda "$B/perf_anchor_$v" --resources "$RES" --workloads w2,w1,w4 --json "/tmp/thin_${v}_$r.json" >/dev/null 2>&1 || echo "$v run $r failed"
+  order=$variants; [ $((r % 2)) = 0 ] && order=$(echo "$variants" | tr ' ' '\n' | tac | tr '\n' ' ')
+  for v in $order; do
+    exe=$B/perf_anchor_${v%%+*}; pre=(); [ "$v" = rmm+librmm ] && pre=(LD_PRELOAD="$lib")
+    env "${pre[@]}" RMM_RUNTIME=cuda "$exe" --resources "$RES" --workloads "$WORKLOADS" --json "/tmp/thin_${v}_$r.json" >/dev/null 2>&1 || echo "$v run $r failed"
   done
 done
-python3 - "$REPS" <<'PY'
+python3 - "$REPS" $variants <<'PY'
 import json, sys, statistics as st
-reps = int(sys.argv[1]); cells = {}
-for v in ("rmm", "rmmrs"):
+reps, variants = int(sys.argv[1]), sys.argv[2:]; cells = {}
+for v in variants:
     for r in range(1, reps + 1):
         try: rows = json.load(open(f"/tmp/thin_{v}_{r}.json"))["rows"]
         except Exception: continue
         for x in rows:
-            if "ns_per_op" in x:
+            if "ns_per_op" in x and x["ns_per_op"]:
                 cells.setdefault((x["resource"], x["workload"]), {}).setdefault(v, []).append(x["ns_per_op"])
-print(f"{'cell':<44} {'RMM runs':<40} {'rmm-rs runs':<40} median ratio")
+print(f"{'cell':<40} " + " ".join(f"{v+' runs':<48}" for v in variants) + " median ratios to RMM")
 for k, d in sorted(cells.items()):
-    a, b = d.get("rmm", []), d.get("rmmrs", [])
-    if a and b:
-        print(f"{k[0]+' '+k[1]:<44} {' '.join(f'{x:.0f}' for x in a):<40} {' '.join(f'{x:.0f}' for x in b):<40} {st.median(b)/st.median(a):.2f}")
+    a = d.get("rmm", [])
+    if not a: continue
+    runs = " ".join(f"{' '.join(f'{x:.0f}' for x in d.get(v, [])):<48}" for v in variants)
+    ratios = " ".join(f"{v}: {st.median(d[v])/st.median(a):.2f}" for v in variants[1:] if d.get(v))
+    print(f"{k[0]+' '+k[1]:<40} {runs} {ratios}")
 PY
