@@ -23,7 +23,14 @@ pub(crate) struct PtrMap {
 /// slots: a multiplicative hash of `key >> 8` (addresses are 256-byte aligned), top bits.
 #[inline(always)]
 pub(crate) fn home_slot(key: usize, shift: u32) -> usize {
-    ((key as u64 >> UNIT_SHIFT).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> shift) as usize
+    (address_hash(key) >> shift) as usize
+}
+
+/// The multiplicative hash of block address `key` behind [`home_slot`] (its top bits
+/// index a table; the bits below them are still well mixed).
+#[inline(always)]
+pub(crate) fn address_hash(key: usize) -> u64 {
+    (key as u64 >> UNIT_SHIFT).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 impl Default for PtrMap {
