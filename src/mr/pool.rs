@@ -994,7 +994,7 @@ impl Inner {
         slab: bool,
         adopt: Option<u16>,
     ) -> Result<Owned> {
-        let Some(i) = self.live.get(ptr as usize) else {
+        let Some((at, i)) = self.live.find(ptr as usize) else {
             return Ok(Owned::No);
         };
         let b = *self.blk(i);
@@ -1024,7 +1024,7 @@ impl Inner {
                 size: b.size,
             });
         }
-        self.live.remove(ptr as usize);
+        self.live.remove_found(at);
         let s = self.slot(stream);
         self.free_insert(i, s);
         // A foreign stream's event is recorded now; nothing for a tracked stream.
@@ -1577,10 +1577,10 @@ impl PoolMemoryResource {
     #[inline(never)]
     fn deallocate_slow(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
         let me = thread_slot();
-        let adopt = self.claim_front(me, bytes, stream, false);
+        let (adopt, settled) = self.front_for(me, bytes, stream);
         let (done, owner) = self.free_structures(ptr, bytes, stream, adopt)?;
         let r = self.finish_free(ptr, bytes, stream, me, adopt, done, owner);
-        if r.is_ok() {
+        if r.is_ok() && !settled {
             // Only a good free may claim or switch the thread's front: bad input changes
             // nothing.
             self.claim_front(me, bytes, stream, true);
@@ -1650,6 +1650,32 @@ impl PoolMemoryResource {
                 }
             }
         }
+    }
+
+    /// The front of thread slot `me` when it should keep a block of `bytes` freed on
+    /// `stream` (as `claim_front` without `update`), and whether that front is already
+    /// `me`'s and caching for `stream`: then a `claim_front` with `update` would change
+    /// nothing, and a free need not lock the front a third time to make it.
+    fn front_for(&self, me: usize, bytes: usize, stream: Stream) -> (Option<u16>, bool) {
+        // Where `claim_front` returns early, its update does nothing either.
+        if me == super::thread_slot::NO_SLOT {
+            return (None, true);
+        }
+        let Some(size) = round_up(bytes).filter(|&s| s <= front::FRONT_MAX) else {
+            return (None, true);
+        };
+        let norm = front::norm(stream);
+        {
+            let f = self.core.fronts.of(me).lock();
+            if f.owner == me && f.stream == Some(norm) {
+                let keep = f.would_keep(size, norm, self.core.fronts.budget());
+                return (
+                    keep.then_some((me & (self.core.fronts.len() - 1)) as u16),
+                    true,
+                );
+            }
+        }
+        (self.claim_front(me, bytes, stream, false), false)
     }
 
     /// The front of thread slot `me` when it should keep a block of `bytes` freed on

@@ -5,20 +5,6 @@ use super::ALLOCATION_ALIGNMENT;
 /// log2 of [`ALLOCATION_ALIGNMENT`]: addresses are hashed in units of 256 bytes.
 const UNIT_SHIFT: u32 = ALLOCATION_ALIGNMENT.trailing_zeros();
 
-/// Live allocations of a sub-allocator (pool, arena): block address → descriptor index, in
-/// an open-addressing table (linear probing, multiplicative hash of `addr >> 8`,
-/// backward-shift deletion, load at most 1/4: short probe runs keep the probe loops'
-/// branches predictable). One probe sequence per insert or remove, no tombstones, and the
-/// table is doubled only when a quarter full, so steady-state inserts and removes never
-/// allocate. Address 0 marks an empty slot (no allocator hands out address 0).
-pub(crate) struct PtrMap {
-    /// `(address, descriptor)` side by side: one cache line per probe.
-    slots: Box<[(usize, u32)]>,
-    len: usize,
-    /// `64 - log2(capacity)`: the hash's top bits index the table.
-    shift: u32,
-}
-
 /// The home slot of block address `key` in an open-addressed table of `2^(64 - shift)`
 /// slots: a multiplicative hash of `key >> 8` (addresses are 256-byte aligned), top bits.
 #[inline(always)]
@@ -33,35 +19,105 @@ pub(crate) fn address_hash(key: usize) -> u64 {
     (key as u64 >> UNIT_SHIFT).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
-impl Default for PtrMap {
-    fn default() -> Self {
-        PtrMap::with_capacity(16)
+/// One slot's representation: `(address, value)` or empty (address 0).
+trait Slot: Copy {
+    const EMPTY: Self;
+    /// The slot for `(key, val)`, if this representation can hold them.
+    fn pack(key: usize, val: u32) -> Option<Self>;
+    fn key(self) -> usize;
+    fn val(self) -> u32;
+    fn is_empty(self) -> bool;
+}
+
+/// Bits of a [`Narrow`] slot that hold the value.
+const NARROW_VAL_BITS: u32 = 24;
+/// Addresses a [`Narrow`] slot holds are below this (48-bit virtual addresses: x86-64 with
+/// 4-level paging, AArch64, CUDA's and HIP's device address spaces).
+const NARROW_KEY_LIMIT: usize = 1 << (64 - NARROW_VAL_BITS + UNIT_SHIFT);
+
+/// `(addr >> 8) << 24 | value` in 8 bytes: 256-byte aligned addresses below 2^48 and values
+/// below 2^24 (descriptor indices), so that a table holds eight slots to a cache line
+/// rather than four. A table switches to [`Wide`] slots the first time either does not fit.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Narrow(u64);
+
+impl Narrow {
+    /// Whether `key` can be in a narrow table at all (every key stored is).
+    #[inline(always)]
+    fn may_hold(key: usize) -> bool {
+        key & (ALLOCATION_ALIGNMENT - 1) == 0 && key < NARROW_KEY_LIMIT
     }
 }
 
-impl std::fmt::Debug for PtrMap {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PtrMap").field("len", &self.len).finish()
+impl Slot for Narrow {
+    const EMPTY: Self = Narrow(0);
+
+    #[inline(always)]
+    fn pack(key: usize, val: u32) -> Option<Self> {
+        (Narrow::may_hold(key) && val >> NARROW_VAL_BITS == 0)
+            .then(|| Narrow(((key as u64) >> UNIT_SHIFT) << NARROW_VAL_BITS | u64::from(val)))
+    }
+
+    #[inline(always)]
+    fn key(self) -> usize {
+        ((self.0 >> NARROW_VAL_BITS) << UNIT_SHIFT) as usize
+    }
+
+    #[inline(always)]
+    fn val(self) -> u32 {
+        (self.0 & ((1 << NARROW_VAL_BITS) - 1)) as u32
+    }
+
+    #[inline(always)]
+    fn is_empty(self) -> bool {
+        self.0 == 0
     }
 }
 
-impl PtrMap {
-    pub fn with_capacity(n: usize) -> Self {
+/// Any nonzero address and any value, in 16 bytes.
+#[derive(Clone, Copy)]
+struct Wide(usize, u32);
+
+impl Slot for Wide {
+    const EMPTY: Self = Wide(0, 0);
+
+    #[inline(always)]
+    fn pack(key: usize, val: u32) -> Option<Self> {
+        Some(Wide(key, val))
+    }
+
+    #[inline(always)]
+    fn key(self) -> usize {
+        self.0
+    }
+
+    #[inline(always)]
+    fn val(self) -> u32 {
+        self.1
+    }
+
+    #[inline(always)]
+    fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// An open-addressing table of `S` slots (see [`PtrMap`]).
+struct Table<S: Slot> {
+    slots: Box<[S]>,
+    len: usize,
+    /// `64 - log2(capacity)`: the hash's top bits index the table.
+    shift: u32,
+}
+
+impl<S: Slot> Table<S> {
+    fn with_capacity(n: usize) -> Self {
         let cap = (4 * n).next_power_of_two().max(16);
-        PtrMap {
-            slots: vec![(0, 0); cap].into_boxed_slice(),
+        Table {
+            slots: vec![S::EMPTY; cap].into_boxed_slice(),
             len: 0,
             shift: 64 - cap.trailing_zeros(),
         }
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    #[cfg(test)]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     #[inline(always)]
@@ -70,105 +126,308 @@ impl PtrMap {
     }
 
     #[inline(always)]
-    fn home(&self, key: usize) -> usize {
-        home_slot(key, self.shift)
+    fn at(&self, i: usize) -> S {
+        debug_assert!(i < self.slots.len());
+        // SAFETY: every caller masks `i` with `mask()`, so `i < slots.len()`.
+        unsafe { *self.slots.get_unchecked(i) }
     }
 
     #[inline(always)]
-    fn at(&mut self, i: usize) -> &mut (usize, u32) {
+    fn set(&mut self, i: usize, s: S) {
         debug_assert!(i < self.slots.len());
-        // SAFETY: every caller masks `i` with `mask()`, so `i < slots.len()`.
-        unsafe { self.slots.get_unchecked_mut(i) }
+        // SAFETY: as in `at`.
+        unsafe { *self.slots.get_unchecked_mut(i) = s }
+    }
+
+    /// Puts `slot` (its key not present) in the first empty slot of its probe sequence;
+    /// the caller has made room.
+    #[inline(always)]
+    fn put(&mut self, slot: S) {
+        let mask = self.mask();
+        let mut i = home_slot(slot.key(), self.shift);
+        while !self.at(i).is_empty() {
+            debug_assert!(self.at(i).key() != slot.key(), "duplicate key");
+            i = (i + 1) & mask;
+        }
+        self.set(i, slot);
+        self.len += 1;
+    }
+
+    /// The slot index holding `key` (nonzero), if any.
+    #[inline(always)]
+    fn find(&self, key: usize) -> Option<usize> {
+        let mask = self.mask();
+        let mut i = home_slot(key, self.shift);
+        loop {
+            let e = self.at(i);
+            if e.key() == key {
+                return Some(i);
+            }
+            if e.is_empty() {
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Empties slot `i` (occupied), by backward-shift deletion: later entries of the run
+    /// move into the hole when their home allows it, so lookups never need tombstones.
+    #[inline(always)]
+    fn vacate(&mut self, i: usize) {
+        let mask = self.mask();
+        let mut hole = i;
+        let mut j = i;
+        loop {
+            j = (j + 1) & mask;
+            let e = self.at(j);
+            if e.is_empty() {
+                break;
+            }
+            let home = home_slot(e.key(), self.shift);
+            if (j.wrapping_sub(home) & mask) >= (j.wrapping_sub(hole) & mask) {
+                self.set(hole, e);
+                hole = j;
+            }
+        }
+        self.set(hole, S::EMPTY);
+        self.len -= 1;
+    }
+
+    /// Every `(key, value)`.
+    fn entries(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+        self.slots
+            .iter()
+            .filter(|s| !s.is_empty())
+            .map(|s| (s.key(), s.val()))
+    }
+}
+
+/// Live allocations of a sub-allocator (pool, arena): block address → descriptor index, in
+/// an open-addressing table (linear probing, multiplicative hash of `addr >> 8`,
+/// backward-shift deletion, load at most 1/4: short probe runs keep the probe loops'
+/// branches predictable). One probe sequence per insert or remove, no tombstones, and the
+/// table is doubled only when a quarter full, so steady-state inserts and removes never
+/// allocate. Address 0 marks an empty slot (no allocator hands out address 0).
+///
+/// Slots are 8 bytes ([`Narrow`]) while every address and value fits, 16 bytes ([`Wide`])
+/// from the first that does not: with 100 000 live blocks the table is 1 MiB rather than 2,
+/// and a free's probe misses the caches less often.
+pub(crate) struct PtrMap(Repr);
+
+/// [`PtrMap`]'s table, by slot representation.
+enum Repr {
+    Narrow(Table<Narrow>),
+    Wide(Table<Wide>),
+}
+
+/// Where [`PtrMap::find`] found a key, for [`PtrMap::remove_found`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Found(usize);
+
+impl Default for PtrMap {
+    fn default() -> Self {
+        PtrMap::with_capacity(16)
+    }
+}
+
+impl std::fmt::Debug for PtrMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PtrMap")
+            .field("len", &self.len())
+            .field("wide", &matches!(self.0, Repr::Wide(_)))
+            .finish()
+    }
+}
+
+impl PtrMap {
+    pub fn with_capacity(n: usize) -> Self {
+        PtrMap(Repr::Narrow(Table::with_capacity(n)))
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Repr::Narrow(t) => t.len,
+            Repr::Wide(t) => t.len,
+        }
+    }
+
+    #[cfg(test)]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether slots are 16 bytes (an address or value did not fit in 8).
+    #[cfg(test)]
+    pub fn is_wide(&self) -> bool {
+        matches!(self.0, Repr::Wide(_))
     }
 
     /// Inserts `key` (nonzero, not present).
     #[inline]
     pub fn insert(&mut self, key: usize, val: u32) {
         debug_assert!(key != 0);
-        if 4 * (self.len + 1) > self.slots.len() {
-            self.grow();
-        }
-        let mask = self.mask();
-        let mut i = self.home(key);
-        loop {
-            let e = self.at(i);
-            if e.0 == 0 {
-                *e = (key, val);
-                self.len += 1;
-                return;
+        match &mut self.0 {
+            Repr::Narrow(t) => match Narrow::pack(key, val) {
+                Some(s) => {
+                    if 4 * (t.len + 1) > t.slots.len() {
+                        *t = grown(t);
+                    }
+                    t.put(s);
+                }
+                None => {
+                    self.widen();
+                    self.insert(key, val);
+                }
+            },
+            Repr::Wide(t) => {
+                if 4 * (t.len + 1) > t.slots.len() {
+                    *t = grown(t);
+                }
+                t.put(Wide(key, val));
             }
-            debug_assert!(e.0 != key, "duplicate key");
-            i = (i + 1) & mask;
+        }
+    }
+
+    /// Where `key` is, with its value, if present.
+    #[inline]
+    pub fn find(&self, key: usize) -> Option<(Found, u32)> {
+        if key == 0 {
+            return None;
+        }
+        match &self.0 {
+            Repr::Narrow(t) => {
+                if !Narrow::may_hold(key) {
+                    return None;
+                }
+                t.find(key).map(|i| (Found(i), t.at(i).val()))
+            }
+            Repr::Wide(t) => t.find(key).map(|i| (Found(i), t.at(i).val())),
         }
     }
 
     /// The value of `key`, if present.
+    #[inline]
     pub fn get(&self, key: usize) -> Option<u32> {
-        if key == 0 {
-            return None;
-        }
-        let mask = self.mask();
-        let mut i = self.home(key);
-        loop {
-            let e = self.slots[i];
-            if e.0 == key {
-                return Some(e.1);
-            }
-            if e.0 == 0 {
-                return None;
-            }
-            i = (i + 1) & mask;
+        self.find(key).map(|(_, v)| v)
+    }
+
+    /// Removes the entry [`Self::find`] found (the map unchanged since).
+    #[inline]
+    pub fn remove_found(&mut self, at: Found) {
+        match &mut self.0 {
+            Repr::Narrow(t) => t.vacate(at.0),
+            Repr::Wide(t) => t.vacate(at.0),
         }
     }
 
     /// Removes `key`, returning its value.
     #[inline]
     pub fn remove(&mut self, key: usize) -> Option<u32> {
-        if key == 0 {
-            return None;
-        }
-        let mask = self.mask();
-        let mut i = self.home(key);
-        let val = loop {
-            let e = *self.at(i);
-            if e.0 == key {
-                break e.1;
-            }
-            if e.0 == 0 {
-                return None;
-            }
-            i = (i + 1) & mask;
-        };
-        // Backward-shift deletion: later entries of the run move into the hole when their
-        // home allows it, so lookups never need tombstones.
-        let mut hole = i;
-        let mut j = i;
-        loop {
-            j = (j + 1) & mask;
-            let e = *self.at(j);
-            if e.0 == 0 {
-                break;
-            }
-            let home = self.home(e.0);
-            if (j.wrapping_sub(home) & mask) >= (j.wrapping_sub(hole) & mask) {
-                *self.at(hole) = e;
-                hole = j;
-            }
-        }
-        self.at(hole).0 = 0;
-        self.len -= 1;
+        let (at, val) = self.find(key)?;
+        self.remove_found(at);
         Some(val)
     }
 
-    /// Doubles the table (only when a quarter full).
+    /// Moves every entry to 16-byte slots (once, when one does not fit in 8).
     #[cold]
-    fn grow(&mut self) {
-        let old = std::mem::take(&mut self.slots);
-        *self = PtrMap::with_capacity(old.len() / 2);
-        for &(k, v) in old.iter() {
-            if k != 0 {
-                self.insert(k, v);
+    #[inline(never)]
+    fn widen(&mut self) {
+        if let Repr::Narrow(t) = &self.0 {
+            let mut w = Table::<Wide>::with_capacity(t.slots.len() / 4);
+            for (k, v) in t.entries() {
+                w.put(Wide(k, v));
             }
+            log::debug!("live-allocation table: 16-byte slots from now on");
+            self.0 = Repr::Wide(w);
+        }
+    }
+}
+
+/// `t` doubled (only when a quarter full).
+#[cold]
+#[inline(never)]
+fn grown<S: Slot>(t: &Table<S>) -> Table<S> {
+    let mut g = Table::with_capacity(t.slots.len() / 2);
+    for e in t.slots.iter().filter(|s| !s.is_empty()) {
+        g.put(*e);
+    }
+    g
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn narrow_slots_round_trip_and_refuse_what_does_not_fit() {
+        let key = (NARROW_KEY_LIMIT - ALLOCATION_ALIGNMENT) | 0x4200;
+        let s = Narrow::pack(key & !(ALLOCATION_ALIGNMENT - 1), (1 << 24) - 1).unwrap();
+        assert_eq!(s.key(), key & !(ALLOCATION_ALIGNMENT - 1));
+        assert_eq!(s.val(), (1 << 24) - 1);
+        assert!(
+            Narrow::pack(NARROW_KEY_LIMIT, 1).is_none(),
+            "address too high"
+        );
+        assert!(Narrow::pack(0x1000, 1 << 24).is_none(), "value too large");
+        assert!(Narrow::pack(0x1001, 1).is_none(), "unaligned address");
+    }
+
+    #[test]
+    fn a_narrow_map_finds_no_unaligned_or_high_neighbour_of_a_key() {
+        let mut m = PtrMap::with_capacity(4);
+        m.insert(0x7f00_0000_1000, 7);
+        assert!(!m.is_wide());
+        // Same `addr >> 8`: an unaligned pointer into the block is not the block.
+        assert_eq!(m.get(0x7f00_0000_1001), None);
+        assert_eq!(m.remove(0x7f00_0000_10ff), None);
+        // Same low 48 bits.
+        assert_eq!(m.get(0x7f00_0000_1000 | (1 << 60)), None);
+        assert_eq!(m.get(0x7f00_0000_1000), Some(7));
+    }
+
+    #[test]
+    fn the_map_widens_for_high_addresses_large_values_and_unaligned_keys_keeping_entries() {
+        for (key, val) in [
+            (NARROW_KEY_LIMIT + 0x100, 3u32),
+            (0x2100, 1 << 24),
+            (0x2110, 5),
+            (usize::MAX & !0xff, u32::MAX),
+        ] {
+            let mut m = PtrMap::with_capacity(4);
+            let old: Vec<(usize, u32)> = (1..100).map(|i| (i << 12, i as u32)).collect();
+            for &(k, v) in &old {
+                m.insert(k, v);
+            }
+            assert!(!m.is_wide());
+            m.insert(key, val);
+            assert!(m.is_wide(), "{key:#x} → {val}");
+            assert_eq!(m.len(), old.len() + 1);
+            assert_eq!(m.get(key), Some(val));
+            for &(k, v) in &old {
+                assert_eq!(m.get(k), Some(v));
+            }
+            assert_eq!(m.remove(key), Some(val));
+            for &(k, v) in &old {
+                assert_eq!(m.remove(k), Some(v));
+            }
+            assert!(m.is_empty());
+        }
+    }
+
+    #[test]
+    fn remove_found_removes_exactly_what_find_found() {
+        let mut m = PtrMap::with_capacity(4);
+        for i in 1..200usize {
+            m.insert(i << 8, i as u32);
+        }
+        for i in (1..200usize).step_by(3) {
+            let (at, v) = m.find(i << 8).unwrap();
+            assert_eq!(v, i as u32);
+            m.remove_found(at);
+            assert_eq!(m.get(i << 8), None);
+        }
+        for i in 1..200usize {
+            assert_eq!(m.get(i << 8), (i % 3 != 1).then_some(i as u32));
         }
     }
 }

@@ -34,6 +34,8 @@ use crate::runtime::Stream;
 pub(super) const FRONT_MAX: usize = 1 << 20;
 /// Size classes of blocks up to [`FRONT_MAX`] (TLSF's: 16 per power of two).
 const CLASSES: usize = 10 * 16;
+// A class fits in an entry's `class` byte.
+const _: () = assert!(CLASSES <= 256);
 /// Blocks each bin holds at most, by class. A bin's fill does a random walk in a churn, so
 /// it is empty (a miss) about 1/(cap + 1) of the time, and holding its blocks costs cap ×
 /// size bytes of [`FRONT_BYTES`]: the misses for a given budget are fewest with caps in
@@ -75,6 +77,9 @@ struct Entry {
     owner: u32,
     /// Next slot in its bin.
     next: u32,
+    /// Its size class ([`class_of`] its size), kept so that a free need not compute it
+    /// (in what was padding).
+    class: u8,
 }
 
 const VACANT: Entry = Entry {
@@ -84,6 +89,7 @@ const VACANT: Entry = Entry {
     block: 0,
     owner: 0,
     next: NONE,
+    class: 0,
 };
 
 /// The entries of a front, open-addressed by block address (linear probing, the
@@ -343,19 +349,23 @@ impl Front {
     /// Whether a free block of `size` may be kept within `budget` bytes.
     #[inline(always)]
     fn room(&self, size: usize, budget: usize) -> bool {
-        size <= FRONT_MAX
-            && {
-                let c = class_of(size);
-                self.counts[c] < BIN_CAPS[c]
-            }
-            && self.cached_bytes + size <= budget
+        size <= FRONT_MAX && self.room_in(class_of(size), size, budget)
+    }
+
+    /// [`Self::room`] for a block of `size` (at most [`FRONT_MAX`]) of class `c`.
+    #[inline(always)]
+    fn room_in(&self, c: usize, size: usize, budget: usize) -> bool {
+        self.counts[c] < BIN_CAPS[c] && self.cached_bytes + size <= budget
     }
 
     /// Files the entry of slot `i` (free) in its bin.
     #[inline(always)]
     fn push(&mut self, i: u32) {
-        let size = self.ent(i).size as usize;
-        let c = class_of(size);
+        let (size, c) = {
+            let en = self.ent(i);
+            (en.size as usize, en.class as usize)
+        };
+        debug_assert_eq!(c, class_of(size));
         let head = self.heads[c];
         let en = self.ent_mut(i);
         en.req = 0;
@@ -467,7 +477,10 @@ impl Front {
                 en.req
             )));
         }
-        if keep && self.stream == Some(stream) && self.room(en.size as usize, budget) {
+        if keep
+            && self.stream == Some(stream)
+            && self.room_in(en.class as usize, en.size as usize, budget)
+        {
             self.push(i);
             return Ok(Freed::Kept);
         }
@@ -511,6 +524,7 @@ impl Front {
             block,
             owner,
             next: NONE,
+            class: class_of(size) as u8,
         });
         self.push(i);
         true
