@@ -427,7 +427,9 @@ impl FixedSizeMemoryResource {
             return i % self.state.shards.len();
         }
         let n = self.state.shards.len();
-        if n.is_power_of_two() {
+        // Not `is_power_of_two`: without the popcnt instruction (x86-64's baseline) it is a
+        // dozen instructions on every allocation and free.
+        if n & (n - 1) == 0 {
             thread_number() & (n - 1)
         } else {
             thread_number() % n
