@@ -6,6 +6,9 @@
 # with librmm.so preloaded but unused (does loading the library slow the runtime's calls?).
 # Needs the perf_anchor builds of a bench-vs-rmm run on the same machine (BUILD, default
 # /tmp/perf-anchor-build). Prints ns per operation per process and the medians.
+# CPUS=list pins every process to those CPUs (taskset -c): some of the machine's CPUs are
+# up to 2x slower than others at times (tests-gpu/bench_alternate.sh, docs/gpu-runs.md), and
+# giving both builds the same CPUs makes that common to both sides.
 set -uo pipefail
 B=${BUILD:-/tmp/perf-anchor-build}
 REPS=${REPS:-5}
@@ -17,7 +20,8 @@ for r in $(seq "$REPS"); do
   order=$variants; [ $((r % 2)) = 0 ] && order=$(echo "$variants" | tr ' ' '\n' | tac | tr '\n' ' ')
   for v in $order; do
     exe=$B/perf_anchor_${v%%+*}; pre=(); [ "$v" = rmm+librmm ] && pre=(LD_PRELOAD="$lib")
-    env "${pre[@]}" RMM_RUNTIME=cuda "$exe" --resources "$RES" --workloads "$WORKLOADS" --json "/tmp/thin_${v}_$r.json" >/dev/null 2>&1 || echo "$v run $r failed"
+    pin=(); [ -n "${CPUS:-}" ] && pin=(taskset -c "$CPUS")
+    env "${pre[@]}" RMM_RUNTIME=cuda "${pin[@]}" "$exe" --resources "$RES" --workloads "$WORKLOADS" --json "/tmp/thin_${v}_$r.json" >/dev/null 2>&1 || echo "$v run $r failed"
   done
 done
 python3 - "$REPS" $variants <<'PY'
