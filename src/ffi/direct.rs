@@ -11,14 +11,40 @@
 //! The direct path only ever takes the success path. Anything else goes down the checked
 //! path, which repeats the call through the resource and reports exactly what failed: a
 //! zero size, a null pointer, counting on (so counts stay exact), process exit, or a
-//! runtime call that returned an error (out of memory, a foreign pointer, no current
-//! context on this thread, ...). A failed call changed nothing, so repeating it is safe.
+//! runtime call that returned an error (out of memory, a foreign pointer, ...). A failed
+//! call changed nothing, so repeating it is safe.
+//!
+//! Two kinds of call never try the direct path, so that a program run under
+//! compute-sanitizer (which reports every failed runtime or driver call) sees no failed
+//! call of ours that the runtime library would not have made:
+//! - a thread's first call: a thread the runtime library has not yet set up has no
+//!   current context, and the driver's entry points would fail where the runtime's set
+//!   the context up and succeed; the checked call does that set-up;
+//! - requests over [`DIRECT_MAX_BYTES`], which cannot succeed (deliberate out-of-memory
+//!   tests ask for 2^60 bytes): only the checked call reports them.
 
+use std::cell::Cell;
 use std::ffi::c_void;
 
 use super::handle::RESOURCES;
 use crate::mr::{DirectPath, ALLOCATION_ALIGNMENT, MEM_ATTACH_GLOBAL};
 use crate::runtime::process_is_exiting;
+
+/// Larger requests take the checked path: 128 TiB, more than any device has and the
+/// whole user address space of x86-64 (4-level paging) and of CUDA's and HIP's devices.
+pub(super) const DIRECT_MAX_BYTES: usize = 1 << 47;
+
+thread_local! {
+    /// Whether this thread made a call through the C ABI before (see the module docs).
+    static SET_UP: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether this thread may take the direct path; false (once) for its first call, which
+/// the checked path then makes through the runtime library.
+#[inline(always)]
+fn thread_set_up() -> bool {
+    SET_UP.with(|c| c.replace(true))
+}
 
 /// The raw stream handle for the direct calls of a pool path.
 #[inline(always)]
@@ -56,12 +82,15 @@ pub(super) fn try_allocate(
     stream: usize,
     out: *mut *mut c_void,
 ) -> bool {
-    if bytes == 0 || out.is_null() || crate::counters::enabled() {
+    if bytes == 0 || bytes > DIRECT_MAX_BYTES || out.is_null() || crate::counters::enabled() {
         return false;
     }
     let Some(path) = RESOURCES.entry(handle).and_then(|e| e.direct) else {
         return false;
     };
+    if !thread_set_up() {
+        return false;
+    }
     let mut p: *mut c_void = std::ptr::null_mut();
     // SAFETY: as in `free_with`; `p` is a valid out-pointer.
     let code = unsafe {
@@ -107,6 +136,9 @@ pub(super) fn try_deallocate(handle: usize, ptr: *mut c_void, stream: usize) -> 
     let Some(path) = RESOURCES.entry(handle).and_then(|e| e.direct) else {
         return false;
     };
+    if !thread_set_up() {
+        return false;
+    }
     // SAFETY: the caller hands `ptr` back to the resource it came from (C contract); a
     // pointer the runtime does not know fails the call, which changes nothing.
     unsafe { free_with(path, ptr, stream) == 0 }
@@ -189,6 +221,14 @@ mod tests {
     impl DeviceMemoryResource for Probe {
         fn allocate(&self, bytes: usize, _: Stream) -> Result<*mut c_void> {
             CHECKED_ALLOCS.fetch_add(1, Ordering::SeqCst);
+            if bytes > DIRECT_MAX_BYTES {
+                return Err(crate::error::Error::OutOfMemory {
+                    requested: bytes,
+                    resource: "probe",
+                    device: -1,
+                    detail: "too large".into(),
+                });
+            }
             Ok(if bytes == 0 {
                 std::ptr::null_mut()
             } else {
@@ -256,35 +296,74 @@ mod tests {
         let h = RESOURCES.insert(Arc::new(Probe) as SharedResource).unwrap() as rmm_resource_t;
         let mut p: *mut c_void = std::ptr::null_mut();
 
+        // This thread's first call takes the checked path (it sets the thread up).
+        SET_UP.with(|c| c.set(false));
+        assert_eq!(alloc_status(h, 100, &mut p), RMM_STATUS_SUCCESS);
+        assert_eq!(counts(), [0, 0, 1, 0]);
+        assert_eq!(
+            rmm_deallocate_async(h, p, 100, std::ptr::null_mut()),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(counts(), [0, 1, 1, 0]);
+
         // The success path never reaches the resource.
         assert_eq!(alloc_status(h, 1000, &mut p), RMM_STATUS_SUCCESS);
         assert!(!p.is_null());
-        assert_eq!(counts(), [1, 0, 0, 0]);
+        assert_eq!(counts(), [1, 1, 1, 0]);
         assert_eq!(
             rmm_deallocate_async(h, p, 1000, std::ptr::null_mut()),
             RMM_STATUS_SUCCESS
         );
-        assert_eq!(counts(), [1, 1, 0, 0]);
+        assert_eq!(counts(), [1, 2, 1, 0]);
+
+        // So is another thread's, after its first.
+        let hh = h as usize;
+        std::thread::spawn(move || {
+            let h = hh as rmm_resource_t;
+            let mut p: *mut c_void = std::ptr::null_mut();
+            for _ in 0..2 {
+                assert_eq!(alloc_status(h, 64, &mut p), RMM_STATUS_SUCCESS);
+                assert_eq!(
+                    rmm_deallocate_async(h, p, 64, std::ptr::null_mut()),
+                    RMM_STATUS_SUCCESS
+                );
+            }
+        })
+        .join()
+        .unwrap();
+        assert_eq!(counts(), [2, 4, 2, 0]);
+
+        // A request over DIRECT_MAX_BYTES never tries the direct call.
+        let mut q: *mut c_void = std::ptr::null_mut();
+        assert_eq!(
+            alloc_status(h, DIRECT_MAX_BYTES + 1, &mut q),
+            RMM_STATUS_OUT_OF_MEMORY
+        );
+        assert!(q.is_null());
+        assert_eq!(counts(), [2, 4, 3, 0]);
+        // The counts below are from here.
+        let base = counts();
+        let at = |d: [usize; 4]| [0, 1, 2, 3].map(|i| base[i] + d[i]);
 
         // Zero bytes, a null out-pointer and a null free take the checked path (or none).
         assert_eq!(alloc_status(h, 0, &mut p), RMM_STATUS_SUCCESS);
         assert!(p.is_null());
-        assert_eq!(counts(), [1, 1, 1, 0]);
+        assert_eq!(counts(), at([0, 0, 1, 0]));
         assert_eq!(
             alloc_status(h, 8, std::ptr::null_mut()),
             RMM_STATUS_INVALID_ARGUMENT
         );
-        assert_eq!(counts(), [1, 1, 1, 0]);
+        assert_eq!(counts(), at([0, 0, 1, 0]));
         assert_eq!(
             rmm_deallocate_async(h, std::ptr::null_mut(), 8, std::ptr::null_mut()),
             RMM_STATUS_SUCCESS
         );
-        assert_eq!(counts(), [1, 1, 1, 1]);
+        assert_eq!(counts(), at([0, 0, 1, 1]));
 
         // A failed direct call is repeated through the resource.
         FAIL_DIRECT.store(true, Ordering::SeqCst);
         assert_eq!(alloc_status(h, 4096, &mut p), RMM_STATUS_SUCCESS);
-        assert_eq!(counts(), [2, 1, 2, 1]);
+        assert_eq!(counts(), at([1, 0, 2, 1]));
         FAIL_DIRECT.store(false, Ordering::SeqCst);
         // So is a free the direct call refuses (a pointer it does not know): the checked
         // path reports it, and the handle is still good.
@@ -293,12 +372,12 @@ mod tests {
             rmm_deallocate_async(h, (&mut bogus as *mut u64).cast(), 8, std::ptr::null_mut());
         assert_eq!(status, RMM_STATUS_INVALID_ARGUMENT);
         assert!(last_error().contains("probe: cannot free"));
-        assert_eq!(counts(), [2, 2, 2, 2]);
+        assert_eq!(counts(), at([1, 1, 2, 2]));
         assert_eq!(
             rmm_deallocate_async(h, p, 4096, std::ptr::null_mut()),
             RMM_STATUS_SUCCESS
         );
-        assert_eq!(counts(), [2, 3, 2, 2]);
+        assert_eq!(counts(), at([1, 2, 2, 2]));
 
         // A released handle is reported and never reaches either path.
         assert_eq!(rmm_resource_release(h), RMM_STATUS_SUCCESS);
@@ -307,7 +386,7 @@ mod tests {
             rmm_deallocate_async(h, p, 64, std::ptr::null_mut()),
             RMM_STATUS_INVALID_ARGUMENT
         );
-        assert_eq!(counts(), [2, 3, 2, 2]);
+        assert_eq!(counts(), at([1, 2, 2, 2]));
     }
 
     #[test]
