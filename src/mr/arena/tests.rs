@@ -964,11 +964,15 @@ fn one_thread_on_one_stream_makes_no_runtime_call_for_any_size() {
     assert_eq!(calls(&r).records, 1);
     rt.stream_synchronize(s).unwrap();
     rt.stream_destroy(s).unwrap();
-    // The next user waits on that record (or finds it complete).
+    // The next user queries that record once, and waits on it unless it found it
+    // complete. (On the H100, with other tests running beside it, the query has been seen
+    // to answer not-ready after the stream's synchronization; the wait is then correct.)
     let p = r.allocate(4 * MIB, Stream::DEFAULT).unwrap();
     let c = calls(&r);
     assert_eq!(c.records, 1);
-    assert_eq!(c.waits + c.queries, 1, "{c:?}");
+    assert_eq!(c.queries, 1, "{c:?}");
+    assert!(c.waits <= 1, "{c:?}");
+    assert_eq!(c.syncs, 0, "{c:?}");
     r.deallocate(p, 4 * MIB, Stream::DEFAULT).unwrap();
 }
 
