@@ -1583,7 +1583,7 @@ impl PoolMemoryResource {
         if r.is_ok() && !settled {
             // Only a good free may claim or switch the thread's front: bad input changes
             // nothing.
-            self.claim_front(me, bytes, stream, true);
+            self.update_front(me, bytes, stream);
         }
         r
     }
@@ -1653,11 +1653,11 @@ impl PoolMemoryResource {
     }
 
     /// The front of thread slot `me` when it should keep a block of `bytes` freed on
-    /// `stream` (as `claim_front` without `update`), and whether that front is already
-    /// `me`'s and caching for `stream`: then a `claim_front` with `update` would change
-    /// nothing, and a free need not lock the front a third time to make it.
+    /// `stream`, and whether that front is already `me`'s and caching for `stream` (then
+    /// [`Self::update_front`] would change nothing, and a free need not lock the front again
+    /// to make it). One lock of the front.
     fn front_for(&self, me: usize, bytes: usize, stream: Stream) -> (Option<u16>, bool) {
-        // Where `claim_front` returns early, its update does nothing either.
+        // Where `update_front` returns early, it does nothing either.
         if me == super::thread_slot::NO_SLOT {
             return (None, true);
         }
@@ -1665,41 +1665,29 @@ impl PoolMemoryResource {
             return (None, true);
         };
         let norm = front::norm(stream);
-        {
-            let f = self.core.fronts.of(me).lock();
-            if f.owner == me && f.stream == Some(norm) {
-                let keep = f.would_keep(size, norm, self.core.fronts.budget());
-                return (
-                    keep.then_some((me & (self.core.fronts.len() - 1)) as u16),
-                    true,
-                );
-            }
-        }
-        (self.claim_front(me, bytes, stream, false), false)
+        let f = self.core.fronts.of(me).lock();
+        let keep = f.owner == me && f.would_keep(size, norm, self.core.fronts.budget());
+        (
+            keep.then_some((me & (self.core.fronts.len() - 1)) as u16),
+            f.owner == me && f.stream == Some(norm),
+        )
     }
 
-    /// The front of thread slot `me` when it should keep a block of `bytes` freed on
-    /// `stream`. With `update` (after a good free), claims an unclaimed front and switches a
-    /// front to `stream` after enough frees on it (tracked streams only).
-    fn claim_front(&self, me: usize, bytes: usize, stream: Stream, update: bool) -> Option<u16> {
+    /// After a good free of `bytes` on `stream`: claims thread slot `me`'s front if no
+    /// thread has it, and switches the front to `stream` after enough frees on it (tracked
+    /// streams only).
+    fn update_front(&self, me: usize, bytes: usize, stream: Stream) {
         let stream = front::norm(stream);
-        if me == super::thread_slot::NO_SLOT {
-            return None;
+        if me == super::thread_slot::NO_SLOT
+            || !round_up(bytes).is_some_and(|size| size <= front::FRONT_MAX)
+        {
+            return;
         }
-        let size = round_up(bytes)?;
-        if size > front::FRONT_MAX {
-            return None;
-        }
-        let cell = self.core.fronts.of(me);
         let (mut out, mut batches) = (Vec::new(), 0);
-        let keep = {
-            let mut f = cell.lock();
+        {
+            let mut f = self.core.fronts.of(me).lock();
             if f.owner != me && f.owner != front::UNCLAIMED {
-                return None;
-            }
-            if !update {
-                return (f.owner == me && f.would_keep(size, stream, self.core.fronts.budget()))
-                    .then_some((me & (self.core.fronts.len() - 1)) as u16);
+                return;
             }
             if f.stream != Some(stream) {
                 f.misses = f.misses.saturating_add(1);
@@ -1717,10 +1705,8 @@ impl PoolMemoryResource {
                     f.misses = 0;
                 }
             }
-            f.owner == me && f.would_keep(size, stream, self.core.fronts.budget())
-        };
+        }
         self.core.give_back_drained(&out, batches);
-        keep.then_some((me & (self.core.fronts.len() - 1)) as u16)
     }
 
     /// Bytes held free in the fronts (without emptying them).
