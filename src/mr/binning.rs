@@ -10,7 +10,7 @@
 
 use std::any::Any;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
@@ -22,8 +22,10 @@ use crate::runtime::Stream;
 
 const NAME: &str = "binning_memory_resource";
 
-/// `(bin size, resource)`, sorted by size, sizes distinct.
-type Bins = Vec<(usize, SharedResource)>;
+/// `(bin size, resource, the same resource when it is a fixed-size one this resource made)`,
+/// sorted by size, sizes distinct. The third field lets routing call the bins it made
+/// directly (no virtual call, and the compiler may inline it).
+type Bins = Vec<(usize, SharedResource, Option<Arc<FixedSizeMemoryResource>>)>;
 
 /// One generation of bins, with a table that makes routing O(1) for any bin sizes.
 struct Gen {
@@ -67,6 +69,8 @@ const SEGMENTS: usize = usize::BITS as usize;
 struct Generations {
     /// The newest generation's number.
     current: AtomicUsize,
+    /// The newest generation itself (in its segment): what every request reads.
+    latest: AtomicPtr<Gen>,
     /// Segment `k` holds generations `2^k - 1 .. 2^(k+1) - 1`; made when first needed.
     segments: [OnceLock<Box<[OnceLock<Gen>]>>; SEGMENTS],
     /// Serializes writers.
@@ -77,11 +81,25 @@ impl Generations {
     fn new() -> Self {
         let g = Generations {
             current: AtomicUsize::new(0),
+            latest: AtomicPtr::new(std::ptr::null_mut()),
             segments: [const { OnceLock::new() }; SEGMENTS],
             writer: Mutex::new(()),
         };
-        g.slot(0).get_or_init(|| Gen::new(Vec::new()));
+        let first = g.slot(0).get_or_init(|| Gen::new(Vec::new()));
+        g.latest
+            .store(first as *const Gen as *mut Gen, Ordering::Release);
         g
+    }
+
+    /// Publishes `gen` as generation `g` (under the writer lock, `g` one past `current`).
+    fn publish(&self, g: usize, gen: Gen) {
+        let Ok(()) = self.slot(g).set(gen) else {
+            unreachable!("generations are only made under the writer lock");
+        };
+        let gen = self.slot(g).get().expect("just set");
+        self.latest
+            .store(gen as *const Gen as *mut Gen, Ordering::Release);
+        self.current.store(g, Ordering::Release);
     }
 
     /// Generation `g`'s place (segments are made on first use).
@@ -93,16 +111,14 @@ impl Generations {
         &segment[x - (1 << k)]
     }
 
-    /// The current bins: two loads, no write.
-    #[inline]
+    /// The current bins: one load, no write.
+    #[inline(always)]
     fn read(&self) -> &Gen {
-        let g = self.current.load(Ordering::Acquire);
-        let x = g + 1;
-        let k = (usize::BITS - 1 - x.leading_zeros()) as usize;
-        self.segments[k]
-            .get()
-            .and_then(|segment| segment[x - (1 << k)].get())
-            .expect("a published generation is complete")
+        // SAFETY: `latest` always points at a published generation (set in `new`, then by
+        // `publish`), which lives in a boxed segment that is neither moved nor freed before
+        // `self` is dropped, and is never changed once set; the Acquire load pairs with
+        // the Release store that published it, so it is seen complete.
+        unsafe { &*self.latest.load(Ordering::Acquire) }
     }
 }
 
@@ -169,18 +185,18 @@ impl BinningMemoryResource {
         let Err(at) = bins.binary_search_by_key(&allocation_size, |b| b.0) else {
             return Ok(());
         };
-        let resource = match bin_resource {
-            Some(r) => r,
-            None => Arc::new(FixedSizeMemoryResource::for_bin(
-                self.upstream.clone(),
-                allocation_size,
-            )?),
+        let (resource, fixed) = match bin_resource {
+            Some(r) => (r, None),
+            None => {
+                let f = Arc::new(FixedSizeMemoryResource::for_bin(
+                    self.upstream.clone(),
+                    allocation_size,
+                )?);
+                (f.clone() as SharedResource, Some(f))
+            }
         };
-        bins.insert(at, (allocation_size, resource));
-        if self.bins.slot(g + 1).set(Gen::new(bins)).is_err() {
-            unreachable!("generations are only made under the writer lock");
-        }
-        self.bins.current.store(g + 1, Ordering::Release);
+        bins.insert(at, (allocation_size, resource, fixed));
+        self.bins.publish(g + 1, Gen::new(bins));
         Ok(())
     }
 
@@ -191,7 +207,12 @@ impl BinningMemoryResource {
 
     /// The bins, smallest first: `(bin size, resource)`.
     pub fn bins(&self) -> Vec<(usize, SharedResource)> {
-        self.bins.read().bins.clone()
+        self.bins
+            .read()
+            .bins
+            .iter()
+            .map(|b| (b.0, b.1.clone()))
+            .collect()
     }
 
     /// Calls `forget_stream` on every bin (and the upstream) that is a pool or fixed-size
@@ -215,13 +236,23 @@ impl BinningMemoryResource {
     }
 
     /// The resource serving `bytes`: the smallest bin at least that large, else upstream.
-    fn route<T>(&self, bytes: usize, f: impl FnOnce(&dyn DeviceMemoryResource) -> T) -> T {
+    #[inline(always)]
+    fn route(&self, bytes: usize) -> Route<'_> {
         let g = self.bins.read();
         match g.bins.get(g.index(bytes)) {
-            Some((_, r)) => f(&**r),
-            None => f(&*self.upstream),
+            Some((_, _, Some(f))) => Route::Fixed(f),
+            Some((_, r, None)) => Route::Other(&**r),
+            None => Route::Other(&*self.upstream),
         }
     }
+}
+
+/// Where [`BinningMemoryResource::route`] sends a request.
+enum Route<'a> {
+    /// A bin this resource made.
+    Fixed(&'a FixedSizeMemoryResource),
+    /// A bin given to `add_bin`, or the upstream.
+    Other(&'a dyn DeviceMemoryResource),
 }
 
 impl std::fmt::Debug for BinningMemoryResource {
@@ -240,14 +271,20 @@ impl DeviceMemoryResource for BinningMemoryResource {
         if bytes == 0 {
             return Ok(std::ptr::null_mut());
         }
-        self.route(bytes, |r| r.allocate(bytes, stream))
+        match self.route(bytes) {
+            Route::Fixed(f) => f.allocate(bytes, stream),
+            Route::Other(r) => r.allocate(bytes, stream),
+        }
     }
 
     fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
         if ptr.is_null() {
             return Ok(());
         }
-        self.route(bytes, |r| r.deallocate(ptr, bytes, stream))
+        match self.route(bytes) {
+            Route::Fixed(f) => f.deallocate(ptr, bytes, stream),
+            Route::Other(r) => r.deallocate(ptr, bytes, stream),
+        }
     }
 
     fn name(&self) -> &'static str {
@@ -275,7 +312,7 @@ mod tests {
         let mut sorted = sizes.to_vec();
         sorted.sort_unstable();
         sorted.dedup();
-        Gen::new(sorted.into_iter().map(|s| (s, up.clone())).collect())
+        Gen::new(sorted.into_iter().map(|s| (s, up.clone(), None)).collect())
     }
 
     proptest! {
@@ -304,5 +341,63 @@ mod tests {
                 prop_assert_eq!(g.index(bytes), want, "bytes = {}", bytes);
             }
         }
+    }
+
+    /// Bins added while other threads allocate: every reader sees a complete generation
+    /// (the bins it routes to never change under it here: new bins are all larger than its
+    /// requests), and a resource this binning made is called directly while one given to
+    /// `add_bin` goes through its trait object.
+    #[test]
+    fn bins_added_while_threads_allocate_are_published_whole() {
+        crate::mr::tests::init();
+        let up: SharedResource = Arc::new(CudaMemoryResource::new().unwrap());
+        let b = Arc::new(BinningMemoryResource::with_range(up.clone(), 8, 12).unwrap());
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let ops = Arc::new(AtomicUsize::new(0));
+        let readers: Vec<_> = (0..3)
+            .map(|t| {
+                let (b, stop, ops) = (b.clone(), stop.clone(), ops.clone());
+                std::thread::spawn(move || {
+                    let mut seen = 0;
+                    while !stop.load(Ordering::Relaxed) {
+                        let bytes = 1 + (seen * 37 + t * 11) % 4096;
+                        let p = b.allocate(bytes, Stream::DEFAULT).unwrap();
+                        let n = b.bins().len();
+                        assert!((5..=13).contains(&n), "{n} bins");
+                        b.deallocate(p, bytes, Stream::DEFAULT).unwrap();
+                        seen += 1;
+                        ops.fetch_add(1, Ordering::Relaxed);
+                    }
+                    seen
+                })
+            })
+            .collect();
+        for e in 13..=20 {
+            // Readers make progress between additions.
+            let before = ops.load(Ordering::Relaxed);
+            while ops.load(Ordering::Relaxed) < before + 30 {
+                std::thread::yield_now();
+            }
+            let given = (e % 2 == 0).then(|| up.clone());
+            b.add_bin(1 << e, given).unwrap();
+        }
+        stop.store(true, Ordering::Relaxed);
+        for r in readers {
+            assert!(r.join().unwrap() > 0);
+        }
+        let g = b.bins.read();
+        assert_eq!(g.bins.len(), 13);
+        for (size, r, fixed) in &g.bins {
+            let e = size.trailing_zeros();
+            let made = r
+                .as_any()
+                .downcast_ref::<FixedSizeMemoryResource>()
+                .is_some();
+            assert_eq!(made, e <= 12 || e % 2 == 1, "bin 2^{e}");
+            assert_eq!(fixed.is_some(), made, "bin 2^{e}");
+        }
+        // A request for a given bin goes to it, and back.
+        let p = b.allocate(1 << 14, Stream::DEFAULT).unwrap();
+        b.deallocate(p, 1 << 14, Stream::DEFAULT).unwrap();
     }
 }

@@ -2,9 +2,12 @@
 //! with threads.
 //!
 //! # Structure
-//! The free blocks live in **shards**, one per group of threads (thread number modulo the
-//! shard count: the CPU count rounded up to a power of two, clamped to 2..=64). Each shard
-//! has its own lock (uncontended while there are no more busy threads than shards), its
+//! The free blocks live in **shards**, one per group of threads (the thread's
+//! [slot](super::thread_slot), the smallest number no live thread holds, modulo the shard
+//! count: the CPU count rounded up to a power of two, clamped to 2..=64; so live threads
+//! share a shard only when there are more of them than shards, and a thread pool's threads
+//! keep theirs). Each shard has its own [`SpinLock`] (uncontended while there are no more
+//! busy threads than shards: one atomic swap and a store), its
 //! own [`StreamRegistry`] and one stack of free blocks per stream. Allocate pops from the
 //! calling thread's shard's stack for the stream, deallocate pushes there: O(1), no
 //! runtime call (a free on a foreign stream records its event: see
@@ -51,11 +54,13 @@ use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use parking_lot::{Mutex, MutexGuard};
+use parking_lot::Mutex;
 
 use self::directory::{Batch, Geometry, Lookup, View};
+use super::spin_lock::{SpinGuard, SpinLock};
 use super::stream_lifetime::{self, StreamState};
-use super::stream_ordered::{thread_number, FastSet, PerStreamLists, StreamRegistry};
+use super::stream_ordered::{FastSet, PerStreamLists, StreamRegistry};
+use super::thread_slot::thread_slot;
 use super::ALLOCATION_ALIGNMENT as ALIGN;
 use super::{current_device_or_unknown, DeviceMemoryResource, SharedResource};
 use crate::counters;
@@ -131,7 +136,7 @@ impl ShardInner {
 /// share a cache line.
 #[repr(align(128))]
 struct Shard {
-    inner: Mutex<ShardInner>,
+    inner: SpinLock<ShardInner>,
     free_hint: AtomicUsize,
 }
 
@@ -285,7 +290,7 @@ impl FixedSizeMemoryResource {
         let device = current_device_or_unknown(rt);
         let shards = (0..shards.max(1))
             .map(|_| Shard {
-                inner: Mutex::new(ShardInner {
+                inner: SpinLock::new(ShardInner {
                     streams: StreamRegistry::new(rt, device),
                     stacks: Vec::new(),
                     free: 0,
@@ -360,7 +365,7 @@ impl FixedSizeMemoryResource {
     pub fn release(&self) -> Result<usize> {
         // Lock order: every shard by index, then the batch list (as growth: a shard, then
         // the list).
-        let mut shards: Vec<MutexGuard<'_, ShardInner>> =
+        let mut shards: Vec<SpinGuard<'_, ShardInner>> =
             self.state.shards.iter().map(|s| s.inner.lock()).collect();
         let mut batches = self.state.batches.lock();
         if shards.iter().map(|sh| sh.live).sum::<isize>() != 0 {
@@ -427,12 +432,14 @@ impl FixedSizeMemoryResource {
             return i % self.state.shards.len();
         }
         let n = self.state.shards.len();
+        // A thread that is ending has no slot (`NO_SLOT`): any shard serves it.
+        let t = thread_slot();
         // Not `is_power_of_two`: without the popcnt instruction (x86-64's baseline) it is a
         // dozen instructions on every allocation and free.
         if n & (n - 1) == 0 {
-            thread_number() & (n - 1)
+            t & (n - 1)
         } else {
-            thread_number() % n
+            t % n
         }
     }
 
@@ -524,7 +531,7 @@ impl FixedSizeMemoryResource {
     fn allocate_slow(
         &self,
         me: usize,
-        mut sh: MutexGuard<'_, ShardInner>,
+        mut sh: SpinGuard<'_, ShardInner>,
         bytes: usize,
         stream: Stream,
     ) -> Result<*mut c_void> {
@@ -539,7 +546,7 @@ impl FixedSizeMemoryResource {
                 if z.free_hint.load(Ordering::Relaxed) == 0 {
                     continue;
                 }
-                let mut zg = counters::lock(&z.inner);
+                let mut zg = z.inner.lock();
                 let got = take_same_stream(&mut zg, stream, &mut taken)
                     || !own_other && take_other_stream(&mut zg, stream, &mut taken)?;
                 z.publish(&zg);
@@ -550,7 +557,7 @@ impl FixedSizeMemoryResource {
             Ok(())
         })();
         let shard = &shards[me];
-        let mut sh = counters::lock(&shard.inner);
+        let mut sh = shard.inner.lock();
         self.state.sync(&mut sh);
         let s = sh.slot(stream);
         if !taken.is_empty() {
@@ -584,7 +591,7 @@ impl FixedSizeMemoryResource {
 
 /// Whether the free stacks of the (locked) shards hold `total` distinct blocks and
 /// nothing else (an integrity check of [`FixedSizeMemoryResource::release`]).
-fn every_block_free_once(shards: &[MutexGuard<'_, ShardInner>], total: usize) -> bool {
+fn every_block_free_once(shards: &[SpinGuard<'_, ShardInner>], total: usize) -> bool {
     let mut seen: FastSet<usize> = FastSet::default();
     let mut entries = 0;
     for b in shards.iter().flat_map(|sh| sh.stacks.iter().flatten()) {
@@ -663,7 +670,7 @@ impl DeviceMemoryResource for FixedSizeMemoryResource {
         }
         let me = self.my_shard();
         let shard = &self.state.shards[me];
-        let mut sh = counters::lock(&shard.inner);
+        let mut sh = shard.inner.lock();
         self.state.sync(&mut sh);
         let s = sh.slot(stream);
         match sh.stacks[s as usize].pop() {
@@ -684,7 +691,7 @@ impl DeviceMemoryResource for FixedSizeMemoryResource {
             )));
         }
         let shard = &self.state.shards[self.my_shard()];
-        let mut sh = counters::lock(&shard.inner);
+        let mut sh = shard.inner.lock();
         self.state.sync(&mut sh);
         let addr = ptr as usize;
         let (batch, index) = match sh.view.find(addr, &self.state.geo) {

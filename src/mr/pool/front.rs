@@ -23,9 +23,9 @@
 //!   on introspection, when their stream is destroyed, when they switch streams and when
 //!   their thread ends. Statistics count cached blocks as free.
 
-use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::super::spin_lock::{SpinGuard, SpinLock};
 use super::{mapping_insert, mapping_search, round_up, NAME, UNIT_SHIFT};
 use crate::error::{Error, Result};
 use crate::runtime::Stream;
@@ -602,79 +602,22 @@ impl Front {
     }
 }
 
-/// A front behind a spin lock, on its own cache lines. The owning thread is almost always
-/// the only one to take it (others do when they empty it), so locking costs one atomic
-/// swap and unlocking a plain store.
+/// A front behind a [`SpinLock`], on its own cache lines. The owning thread is almost
+/// always the only one to take it (others do when they empty it).
 #[repr(align(128))]
-pub(super) struct FrontCell {
-    locked: AtomicBool,
-    front: UnsafeCell<Front>,
-}
-
-// SAFETY: `front` is only reached through `FrontGuard`, which holds `locked`.
-unsafe impl Sync for FrontCell {}
-// SAFETY: `Front` owns plain data (no thread-bound state).
-unsafe impl Send for FrontCell {}
+pub(super) struct FrontCell(SpinLock<Front>);
 
 /// Exclusive access to a front.
-pub(super) struct FrontGuard<'a>(&'a FrontCell);
+pub(super) type FrontGuard<'a> = SpinGuard<'a, Front>;
 
 impl FrontCell {
     fn new() -> Self {
-        FrontCell {
-            locked: AtomicBool::new(false),
-            front: UnsafeCell::new(Front::new()),
-        }
+        FrontCell(SpinLock::new(Front::new()))
     }
 
     #[inline(always)]
     pub fn lock(&self) -> FrontGuard<'_> {
-        if self.locked.swap(true, Ordering::Acquire) {
-            self.lock_slow();
-        }
-        FrontGuard(self)
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn lock_slow(&self) {
-        let mut spins = 0u32;
-        loop {
-            while self.locked.load(Ordering::Relaxed) {
-                if spins < 64 {
-                    std::hint::spin_loop();
-                    spins += 1;
-                } else {
-                    std::thread::yield_now();
-                }
-            }
-            if !self.locked.swap(true, Ordering::Acquire) {
-                crate::counters::bump(crate::counters::Counter::LockWaits);
-                return;
-            }
-        }
-    }
-}
-
-impl std::ops::Deref for FrontGuard<'_> {
-    type Target = Front;
-    fn deref(&self) -> &Front {
-        // SAFETY: this guard holds the cell's lock, so no other reference exists.
-        unsafe { &*self.0.front.get() }
-    }
-}
-
-impl std::ops::DerefMut for FrontGuard<'_> {
-    fn deref_mut(&mut self) -> &mut Front {
-        // SAFETY: as in `deref`; `&mut self` makes this the only reference from the guard.
-        unsafe { &mut *self.0.front.get() }
-    }
-}
-
-impl Drop for FrontGuard<'_> {
-    #[inline(always)]
-    fn drop(&mut self) {
-        self.0.locked.store(false, Ordering::Release);
+        self.0.lock()
     }
 }
 
