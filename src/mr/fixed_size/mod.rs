@@ -21,9 +21,11 @@
 //!    same stream, so no event is needed);
 //! 2. free blocks of **another stream T** in the shard itself: T's event is recorded and S
 //!    waits on it ([`StreamRegistry::order_after`]), then T's whole stack moves to S;
-//! 3. free blocks of another stream T in **another shard**: the same ordering, made in that
-//!    shard's registry (S gets a slot there), then half of T's stack moves over;
-//! 4. a new batch of `blocks_to_preallocate` blocks from upstream, in one allocation.
+//! 3. free blocks of another stream T in **another shard**, where T holds at least a batch
+//!    of them (at most 64; see [`MIN_STEAL_CAP`]): the same ordering, made in that shard's
+//!    registry (S gets a slot there), then half of T's stack moves over;
+//! 4. a new batch of `blocks_to_preallocate` blocks from upstream, in one allocation; when
+//!    that fails for lack of memory, step 3 again, taking any number of blocks.
 //!
 //! Steps 1 and 3 take one other shard's lock at a time, never while holding their own
 //! (so two threads taking from each other cannot deadlock), and skip shards whose free
@@ -73,6 +75,13 @@ const NAME: &str = "fixed_size_memory_resource";
 pub const DEFAULT_BLOCK_SIZE: usize = 1 << 20;
 /// Default number of blocks taken from upstream at a time (RMM's): 128.
 pub const DEFAULT_BLOCKS_TO_PREALLOCATE: usize = 128;
+/// A thread that runs dry takes another thread's blocks of *another stream* (which costs
+/// an event recorded and waited) only from a shard holding at least a batch of them, or
+/// this many: otherwise it grows. Threads on their own streams whose live counts wander
+/// would else pass a few blocks back and forth, with an event each time (binning W3 on
+/// the H100: one event per 2 000 operations at 8 threads, against one per 500 000 for the
+/// pool). A shard thus keeps at most about a batch that another shard's thread could use.
+const MIN_STEAL_CAP: usize = 64;
 /// The most bytes a binning resource's own bin takes from upstream at a time (see
 /// [`FixedSizeMemoryResource::for_bin`]).
 pub(crate) const BIN_BATCH_BYTES: usize = 16 << 20;
@@ -125,9 +134,11 @@ impl PerStreamLists for ShardInner {
 }
 
 impl ShardInner {
-    /// A stream slot other than `s` with free blocks.
-    fn other_donor(&self, s: Option<u32>) -> Option<u32> {
-        (0..self.stacks.len() as u32).find(|&t| Some(t) != s && !self.stacks[t as usize].is_empty())
+    /// A stream slot other than `s` with at least `min` (at least 1) free blocks.
+    fn other_donor(&self, s: Option<u32>, min: usize) -> Option<u32> {
+        let min = min.max(1);
+        (0..self.stacks.len() as u32)
+            .find(|&t| Some(t) != s && self.stacks[t as usize].len() >= min)
     }
 }
 
@@ -531,9 +542,34 @@ impl FixedSizeMemoryResource {
     fn allocate_slow(
         &self,
         me: usize,
+        sh: SpinGuard<'_, ShardInner>,
+        bytes: usize,
+        stream: Stream,
+    ) -> Result<*mut c_void> {
+        let mut passed_over = false;
+        let min_other = self.state.geo.blocks.min(MIN_STEAL_CAP);
+        match self.refill(me, sh, bytes, stream, min_other, &mut passed_over) {
+            // Growth failed while other shards hold a few blocks of other streams, passed
+            // over to save an event: take those after all.
+            Err(Error::OutOfMemory { .. }) if passed_over => {
+                let sh = self.state.shards[me].inner.lock();
+                self.refill(me, sh, bytes, stream, 1, &mut passed_over)
+            }
+            r => r,
+        }
+    }
+
+    /// Steps 1 to 4 for [`allocate_slow`](Self::allocate_slow): step 3 takes from another
+    /// shard's stream only where it holds at least `min_other` blocks, and sets
+    /// `passed_over` when it skipped a smaller one.
+    fn refill(
+        &self,
+        me: usize,
         mut sh: SpinGuard<'_, ShardInner>,
         bytes: usize,
         stream: Stream,
+        min_other: usize,
+        passed_over: &mut bool,
     ) -> Result<*mut c_void> {
         let shards = &self.state.shards;
         let own_other = sh.free > 0;
@@ -548,7 +584,8 @@ impl FixedSizeMemoryResource {
                 }
                 let mut zg = z.inner.lock();
                 let got = take_same_stream(&mut zg, stream, &mut taken)
-                    || !own_other && take_other_stream(&mut zg, stream, &mut taken)?;
+                    || !own_other
+                        && take_other_stream(&mut zg, stream, &mut taken, min_other, passed_over)?;
                 z.publish(&zg);
                 if got {
                     break;
@@ -570,7 +607,7 @@ impl FixedSizeMemoryResource {
         outcome?;
         if sh.stacks[s as usize].is_empty() {
             // Step 2, then 4.
-            match sh.other_donor(Some(s)) {
+            match sh.other_donor(Some(s), 1) {
                 Some(t) => {
                     sh.streams.order_after(s, t)?;
                     sh.move_free(t, s);
@@ -617,12 +654,19 @@ fn take_same_stream(zg: &mut ShardInner, stream: Stream, taken: &mut Vec<Block>)
     true
 }
 
-/// Step 3: orders `stream` after another stream T holding free blocks in the locked shard
-/// `zg` (through `zg`'s registry, where `stream` gets a slot), then moves half of T's
-/// free blocks (all of them when the device was synchronized) to `taken`; whether there
-/// were any.
-fn take_other_stream(zg: &mut ShardInner, stream: Stream, taken: &mut Vec<Block>) -> Result<bool> {
-    let Some(t) = zg.other_donor(None) else {
+/// Step 3: orders `stream` after another stream T holding at least `min_other` free
+/// blocks in the locked shard `zg` (through `zg`'s registry, where `stream` gets a slot),
+/// then moves half of T's free blocks (all of them when the device was synchronized) to
+/// `taken`; whether there were any. Sets `passed_over` when a stream held some, but fewer.
+fn take_other_stream(
+    zg: &mut ShardInner,
+    stream: Stream,
+    taken: &mut Vec<Block>,
+    min_other: usize,
+    passed_over: &mut bool,
+) -> Result<bool> {
+    let Some(t) = zg.other_donor(None, min_other) else {
+        *passed_over |= zg.free > 0;
         return Ok(false);
     };
     let sz = zg.slot(stream);

@@ -47,6 +47,8 @@ struct Counting {
     inner: CudaMemoryResource,
     live: Mutex<HashMap<usize, usize>>,
     calls: AtomicUsize,
+    /// Outstanding bytes past which allocations fail for lack of memory.
+    budget: AtomicUsize,
 }
 
 impl Counting {
@@ -56,6 +58,7 @@ impl Counting {
             inner: CudaMemoryResource::new().unwrap(),
             live: Mutex::new(HashMap::new()),
             calls: AtomicUsize::new(0),
+            budget: AtomicUsize::new(usize::MAX),
         })
     }
     fn outstanding(&self) -> usize {
@@ -65,6 +68,14 @@ impl Counting {
 
 impl DeviceMemoryResource for Counting {
     fn allocate(&self, bytes: usize, stream: Stream) -> Result<*mut c_void> {
+        if self.outstanding() + bytes > self.budget.load(Ordering::SeqCst) {
+            return Err(Error::OutOfMemory {
+                requested: bytes,
+                resource: "counting",
+                device: 0,
+                detail: "over the test's budget".into(),
+            });
+        }
         let p = self.inner.allocate(bytes, stream)?;
         self.calls.fetch_add(1, Ordering::SeqCst);
         self.live.lock().insert(p as usize, bytes);
@@ -185,6 +196,61 @@ fn a_dry_shard_orders_its_stream_after_another_shards_stream_before_taking_its_b
         "s's blocks moved to default"
     );
     rt.stream_destroy(s).unwrap();
+    drop(fs);
+    assert_eq!(up.outstanding(), 0);
+}
+
+/// Another shard's stream with fewer than a batch of free blocks is passed over (growth
+/// costs no event; threads on their own streams would else trade a few blocks back and
+/// forth), unless growth fails for lack of memory; one with a batch or more is taken from.
+#[test]
+fn a_dry_shard_grows_rather_than_take_a_few_blocks_of_another_stream() {
+    let up = Counting::new();
+    let fs = FixedSizeMemoryResource::with_shards(up.clone(), 256, 4, 2).unwrap();
+    let (a, b) = (fs.my_shard(), (fs.my_shard() + 1) % 2);
+    let s = new_stream();
+    // Shard a: 3 free blocks of the default stream (one live).
+    let held = on(a, || fs.allocate(256, Stream::DEFAULT).unwrap());
+    assert_eq!(fs.stream_free(a, Stream::DEFAULT), 3);
+    // Shard b on stream s: 3 < 4 (a batch), so it grows, leaving shard a alone.
+    let p = on(b, || fs.allocate(256, s).unwrap());
+    assert_eq!(fs.pool_size(), 8 * 256, "grew by a batch");
+    assert_eq!(fs.stream_free(a, Stream::DEFAULT), 3, "shard a untouched");
+    assert_eq!(fs.stream_free(b, s), 3);
+    // With the upstream full, the few blocks are taken after all.
+    let q: Vec<_> = (0..3)
+        .map(|_| on(b, || fs.allocate(256, s).unwrap()))
+        .collect();
+    up.budget.store(up.outstanding(), Ordering::SeqCst);
+    let r = on(b, || fs.allocate(256, s).unwrap());
+    assert_eq!(fs.pool_size(), 8 * 256, "no growth past the budget");
+    assert_eq!(
+        fs.stream_free(a, Stream::DEFAULT),
+        1,
+        "half of shard a's 3, rounded up"
+    );
+    assert_eq!(fs.stream_free(b, s), 1);
+    // A batch or more of another stream is taken without trying to grow.
+    up.budget.store(usize::MAX, Ordering::SeqCst);
+    for x in q.into_iter().chain([p, r]) {
+        on(b, || fs.deallocate(x, 256, s).unwrap());
+    }
+    assert_eq!(fs.stream_free(b, s), 6);
+    let t = on(a, || fs.allocate(256, Stream::DEFAULT).unwrap());
+    assert_eq!(fs.stream_free(a, Stream::DEFAULT), 0);
+    let u = on(a, || fs.allocate(256, Stream::DEFAULT).unwrap());
+    assert_eq!(
+        fs.pool_size(),
+        8 * 256,
+        "taken from shard b's 6 of s, no growth"
+    );
+    assert_eq!(fs.stream_free(b, s), 3);
+    assert_eq!(fs.stream_free(a, Stream::DEFAULT), 2);
+    for x in [held, t, u] {
+        on(a, || fs.deallocate(x, 256, Stream::DEFAULT).unwrap());
+    }
+    fs.forget_stream(s).unwrap();
+    rt().stream_destroy(s).unwrap();
     drop(fs);
     assert_eq!(up.outstanding(), 0);
 }
