@@ -22,8 +22,8 @@ pub(crate) struct SpinLock<T> {
     value: UnsafeCell<T>,
 }
 
-// SAFETY: `value` is only reached through a `SpinGuard`, which holds `locked`: one thread
-// at a time has it, as with a mutex.
+// SAFETY: `value` is only reached through a `SpinGuard`, which holds `locked`, or through
+// `&mut self`: one thread at a time has it, as with a mutex.
 unsafe impl<T: Send> Sync for SpinLock<T> {}
 // SAFETY: moving the lock moves `T`, which is `Send`.
 unsafe impl<T: Send> Send for SpinLock<T> {}
@@ -46,6 +46,11 @@ impl<T> SpinLock<T> {
             self.lock_slow();
         }
         SpinGuard(self)
+    }
+
+    /// The value, without locking: `&mut self` already excludes every other user.
+    pub fn get_mut(&mut self) -> &mut T {
+        self.value.get_mut()
     }
 
     #[cold]
@@ -134,6 +139,7 @@ mod tests {
         drop(g);
         waiter.join().unwrap();
         lock.lock().insert(0, 1);
-        assert_eq!(*lock.lock(), [1, 2]);
+        let mut lock = Arc::try_unwrap(lock).ok().expect("the waiter is done");
+        assert_eq!(*lock.get_mut(), [1, 2]);
     }
 }

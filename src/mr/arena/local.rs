@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 
-use parking_lot::Mutex;
+use crate::mr::spin_lock::SpinLock;
 
 use crate::error::{Error, Result};
 use crate::runtime::{DeviceId, Event, Runtime, Stream};
@@ -268,12 +268,15 @@ impl ArenaState {
     }
 }
 
-/// A local arena and its lock.
+/// A local arena and its lock ([`SpinLock`]: its thread is almost always the only one to
+/// take it). Aligned so that no other thread's arena, or anything else written often,
+/// shares its cache lines: every allocation and free writes the lock and the state.
+#[repr(align(128))]
 pub(super) struct ArenaCell {
     pub id: u64,
     pub kind: ArenaKind,
     pub rt: &'static dyn Runtime,
-    pub state: Mutex<ArenaState>,
+    pub state: SpinLock<ArenaState>,
     /// A stream arena whose stream was destroyed (see the module docs): ordered by the
     /// legacy stream, serving no allocations. Set under the state lock.
     pub orphaned: AtomicBool,
@@ -297,7 +300,7 @@ impl ArenaCell {
             id,
             kind,
             rt,
-            state: Mutex::new(ArenaState::default()),
+            state: SpinLock::new(ArenaState::default()),
             orphaned: AtomicBool::new(false),
             foreign,
             thread,
