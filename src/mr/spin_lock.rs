@@ -4,9 +4,10 @@
 //! must learn whether a waiter sleeps): on x86 each such instruction drains the store
 //! buffer, and a shard's allocate or free made two or three of them.
 //!
-//! A waiter spins briefly, then yields its CPU until the holder is done. Holders may make
-//! runtime calls (a growth, an event), so a long wait costs the waiter's time slices, not
-//! progress; waits are counted as lock waits ([`crate::counters`]).
+//! A waiter spins briefly, then yields its CPU a while, then sleeps in short naps until the
+//! holder is done: holders may make runtime calls (a growth, an event, a device
+//! synchronization), and threads sharing a stream share its arena, so a long wait must not
+//! keep a CPU busy. Waits are counted as lock waits ([`crate::counters`]).
 
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,6 +16,10 @@ use crate::counters::{bump, Counter};
 
 /// Spins before a waiter starts yielding its CPU.
 const SPINS: u32 = 64;
+/// Yields before it starts napping.
+const YIELDS: u32 = 64;
+/// A nap: long against a lock held for bookkeeping, short against a runtime call.
+const NAP: std::time::Duration = std::time::Duration::from_micros(20);
 
 /// `T` behind a swap-and-store lock (see the module docs).
 pub(crate) struct SpinLock<T> {
@@ -56,15 +61,17 @@ impl<T> SpinLock<T> {
     #[cold]
     #[inline(never)]
     fn lock_slow(&self) {
-        let mut spins = 0u32;
+        let mut waits = 0u32;
         loop {
             while self.locked.load(Ordering::Relaxed) {
-                if spins < SPINS {
+                if waits < SPINS {
                     std::hint::spin_loop();
-                    spins += 1;
-                } else {
+                } else if waits < SPINS + YIELDS {
                     std::thread::yield_now();
+                } else {
+                    std::thread::sleep(NAP);
                 }
+                waits = waits.saturating_add(1);
             }
             if !self.locked.swap(true, Ordering::Acquire) {
                 bump(Counter::LockWaits);
