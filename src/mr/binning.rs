@@ -1,8 +1,8 @@
 //! `binning_memory_resource`: routes each request to the smallest bin that holds it.
 //!
 //! Bins are kept sorted by size in a short vector, published as a *generation*: routing a
-//! request loads the current generation's number and binary-searches its vector, with no
-//! lock and no atomic write (a read-write lock's read side is an atomic read-modify-write
+//! request loads a pointer to the current generation and finds its bin in a table (see
+//! [`Gen`]), with no lock and no atomic write (a read-write lock's read side is an atomic read-modify-write
 //! on one cache line, which every thread's every request would bounce between cores);
 //! `add_bin` builds the next generation under a mutex and publishes it. Requests larger
 //! than the largest bin go to the upstream. Deallocation routes by the same size rule, so
@@ -10,8 +10,8 @@
 
 use std::any::Any;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 
@@ -60,64 +60,41 @@ impl Gen {
     }
 }
 
-/// Generation `g` of the bins lives in segment `k = log2(g + 1)`, at `g + 1 - 2^k`.
-const SEGMENTS: usize = usize::BITS as usize;
-
 /// The bins of every generation so far. Generations are never changed once published and
 /// are kept until the resource is dropped (one per bin added: bins are few), so a reader
-/// that loaded an older number still reads a valid list.
+/// that loaded an older one still reads a valid list.
 struct Generations {
-    /// The newest generation's number.
-    current: AtomicUsize,
-    /// The newest generation itself (in its segment): what every request reads.
+    /// The newest generation: what every request reads.
     latest: AtomicPtr<Gen>,
-    /// Segment `k` holds generations `2^k - 1 .. 2^(k+1) - 1`; made when first needed.
-    segments: [OnceLock<Box<[OnceLock<Gen>]>>; SEGMENTS],
-    /// Serializes writers.
-    writer: Mutex<()>,
+    /// Every generation, oldest first; appended to under this lock (which serializes
+    /// writers). Each is its own allocation, so `latest` stays valid as the list grows.
+    all: Mutex<Vec<Arc<Gen>>>,
 }
 
 impl Generations {
     fn new() -> Self {
-        let g = Generations {
-            current: AtomicUsize::new(0),
-            latest: AtomicPtr::new(std::ptr::null_mut()),
-            segments: [const { OnceLock::new() }; SEGMENTS],
-            writer: Mutex::new(()),
-        };
-        let first = g.slot(0).get_or_init(|| Gen::new(Vec::new()));
-        g.latest
-            .store(first as *const Gen as *mut Gen, Ordering::Release);
-        g
+        let first = Arc::new(Gen::new(Vec::new()));
+        Generations {
+            latest: AtomicPtr::new(Arc::as_ptr(&first) as *mut Gen),
+            all: Mutex::new(vec![first]),
+        }
     }
 
-    /// Publishes `gen` as generation `g` (under the writer lock, `g` one past `current`).
-    fn publish(&self, g: usize, gen: Gen) {
-        let Ok(()) = self.slot(g).set(gen) else {
-            unreachable!("generations are only made under the writer lock");
-        };
-        let gen = self.slot(g).get().expect("just set");
+    /// Publishes `gen` as the newest generation (`all` is this resource's list, locked).
+    fn publish(&self, all: &mut Vec<Arc<Gen>>, gen: Gen) {
+        let gen = Arc::new(gen);
         self.latest
-            .store(gen as *const Gen as *mut Gen, Ordering::Release);
-        self.current.store(g, Ordering::Release);
-    }
-
-    /// Generation `g`'s place (segments are made on first use).
-    fn slot(&self, g: usize) -> &OnceLock<Gen> {
-        let x = g + 1;
-        let k = (usize::BITS - 1 - x.leading_zeros()) as usize;
-        let segment =
-            self.segments[k].get_or_init(|| (0..1usize << k).map(|_| OnceLock::new()).collect());
-        &segment[x - (1 << k)]
+            .store(Arc::as_ptr(&gen) as *mut Gen, Ordering::Release);
+        all.push(gen);
     }
 
     /// The current bins: one load, no write.
     #[inline(always)]
     fn read(&self) -> &Gen {
         // SAFETY: `latest` always points at a published generation (set in `new`, then by
-        // `publish`), which lives in a boxed segment that is neither moved nor freed before
-        // `self` is dropped, and is never changed once set; the Acquire load pairs with
-        // the Release store that published it, so it is seen complete.
+        // `publish`), which `all` keeps alive, unmoved and unchanged until `self` is
+        // dropped; the Acquire load pairs with the Release store that published it, so it
+        // is seen complete.
         unsafe { &*self.latest.load(Ordering::Acquire) }
     }
 }
@@ -179,9 +156,8 @@ impl BinningMemoryResource {
                 "{NAME}: add_bin allocation_size = 0 must be positive"
             )));
         }
-        let _writer = self.bins.writer.lock();
-        let g = self.bins.current.load(Ordering::Acquire);
-        let mut bins = self.bins.read().bins.clone();
+        let mut all = self.bins.all.lock();
+        let mut bins = all.last().expect("a first generation").bins.clone();
         let Err(at) = bins.binary_search_by_key(&allocation_size, |b| b.0) else {
             return Ok(());
         };
@@ -196,7 +172,7 @@ impl BinningMemoryResource {
             }
         };
         bins.insert(at, (allocation_size, resource, fixed));
-        self.bins.publish(g + 1, Gen::new(bins));
+        self.bins.publish(&mut all, Gen::new(bins));
         Ok(())
     }
 
@@ -305,6 +281,7 @@ mod tests {
     use super::*;
     use crate::mr::CudaMemoryResource;
     use proptest::prelude::*;
+    use std::sync::atomic::AtomicUsize;
 
     fn gen_of(sizes: &[usize]) -> Gen {
         crate::mr::tests::init();
