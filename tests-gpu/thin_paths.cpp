@@ -4,13 +4,22 @@
 //   async:  cudaMallocFromPoolAsync/cudaFreeAsync (cudart, what RMM calls),
 //           cuMemAllocFromPoolAsync/cuMemFreeAsync (the driver, under cudart),
 //           rmm_allocate_async/rmm_deallocate_async on rmm_async_create's pool (librmm.so)
-//   cuda:   cudaMalloc/cudaFree, cuMemAlloc/cuMemFree, rmm_cuda_create's resource
+//   cuda:   cudaMalloc/cudaFree, cuMemAlloc/cuMemFree, rmm_cuda_create's resource,
+//           and (with -DWITH_RMM) rmm::mr::cuda_memory_resource and an RMM-like C++ class
+//           calling cudaMalloc/cudaFree, both under a counting adaptor as in perf_anchor
+// PLAN w2 or w4 replaces the W1 plan with bench-vs-rmm's churn: N steps over a working set
+// of 1000 blocks (log-uniform 256 B..1 MiB), each step a free and an allocation; w4 puts
+// allocation k on stream k % 4 and frees it on the next stream.
 // Each async path has its own pool made like RMM's cuda_async_memory_resource (a quarter of
 // the free memory each, release threshold at the maximum). Built without -DWITH_RMM it has
 // only the cudart and driver paths (to see whether loading librmm.so changes them).
-//   thin_paths async|cuda [N] [MAX_MIB] [RUNS]     prints medians (ns per operation)
+//   thin_paths async|cuda [N] [MAX_MIB] [RUNS] [w1|w2|w4]   prints medians (ns per operation)
 #ifdef WITH_RMM
+#include <rmm/mr/device/cuda_memory_resource.hpp>
+#include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/rmm.h>
+
+#include <atomic>
 #endif
 
 #include <cuda_runtime_api.h>
@@ -18,6 +27,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -70,10 +80,55 @@ F sym(void* lib, char const* name)
 
 struct path {
   std::string name;
-  std::function<void*(std::size_t)> alloc;
-  std::function<void(void*, std::size_t)> dealloc;
+  std::function<void*(std::size_t, cudaStream_t)> alloc;
+  std::function<void(void*, std::size_t, cudaStream_t)> dealloc;
   std::vector<double> ns;
 };
+
+#ifdef WITH_RMM
+// RMM 23.12's cuda_memory_resource, as it is: the runtime call and nothing else.
+class rmm_like_cuda final : public rmm::mr::device_memory_resource {
+  void* do_allocate(std::size_t bytes, rmm::cuda_stream_view) override
+  {
+    void* p{};
+    if (cudaMalloc(&p, bytes) != cudaSuccess) { throw std::bad_alloc{}; }
+    return p;
+  }
+  void do_deallocate(void* p, std::size_t, rmm::cuda_stream_view) override { cudaFree(p); }
+  [[nodiscard]] bool do_is_equal(device_memory_resource const& o) const noexcept override
+  {
+    return this == &o;
+  }
+};
+
+// perf_anchor's counting adaptor (the same layer above both builds' cuda resource).
+class counting final : public rmm::mr::device_memory_resource {
+ public:
+  explicit counting(device_memory_resource* up) : up_{up} {}
+
+ private:
+  void* do_allocate(std::size_t bytes, rmm::cuda_stream_view s) override
+  {
+    void* p       = up_->allocate(bytes, s);
+    auto const now = cur_.fetch_add(bytes) + bytes;
+    auto old       = peak_.load();
+    while (now > old && !peak_.compare_exchange_weak(old, now)) {}
+    calls_.fetch_add(1);
+    return p;
+  }
+  void do_deallocate(void* p, std::size_t bytes, rmm::cuda_stream_view s) override
+  {
+    up_->deallocate(p, bytes, s);
+    cur_.fetch_sub(bytes);
+  }
+  [[nodiscard]] bool do_is_equal(device_memory_resource const& o) const noexcept override
+  {
+    return this == &o;
+  }
+  device_memory_resource* up_;
+  std::atomic<std::size_t> cur_{0}, peak_{0}, calls_{0};
+};
+#endif
 
 int main(int argc, char** argv)
 {
@@ -118,33 +173,35 @@ int main(int argc, char** argv)
 #ifdef WITH_RMM
   auto rmm_path = [](char const* name, rmm_resource_t mr) {
     return path{name,
-                [mr](std::size_t s) {
+                [mr](std::size_t s, cudaStream_t st) {
                   void* p{};
-                  RK(rmm_allocate_async(mr, s, nullptr, &p));
+                  RK(rmm_allocate_async(mr, s, reinterpret_cast<rmm_stream_t>(st), &p));
                   return p;
                 },
-                [mr](void* p, std::size_t s) { RK(rmm_deallocate_async(mr, p, s, nullptr)); },
+                [mr](void* p, std::size_t s, cudaStream_t st) {
+                  RK(rmm_deallocate_async(mr, p, s, reinterpret_cast<rmm_stream_t>(st)));
+                },
                 {}};
   };
 #endif
   if (async) {
     cudaMemPool_t const a = make_pool(), b = make_pool();
     paths.push_back({"cudart cudaMallocFromPoolAsync",
-                     [a](std::size_t s) {
+                     [a](std::size_t s, cudaStream_t st) {
                        void* p{};
-                       CK(cudaMallocFromPoolAsync(&p, s, a, 0));
+                       CK(cudaMallocFromPoolAsync(&p, s, a, st));
                        return p;
                      },
-                     [](void* p, std::size_t) { CK(cudaFreeAsync(p, 0)); },
+                     [](void* p, std::size_t, cudaStream_t st) { CK(cudaFreeAsync(p, st)); },
                      {}});
     paths.push_back({"driver cuMemAllocFromPoolAsync",
-                     [b, cu_alloc_pool](std::size_t s) {
+                     [b, cu_alloc_pool](std::size_t s, cudaStream_t st) {
                        std::uintptr_t p{};
-                       DK(cu_alloc_pool(&p, s, b, nullptr));
+                       DK(cu_alloc_pool(&p, s, b, st));
                        return reinterpret_cast<void*>(p);
                      },
-                     [cu_free_async](void* p, std::size_t) {
-                       DK(cu_free_async(reinterpret_cast<std::uintptr_t>(p), nullptr));
+                     [cu_free_async](void* p, std::size_t, cudaStream_t st) {
+                       DK(cu_free_async(reinterpret_cast<std::uintptr_t>(p), st));
                      },
                      {}});
 #ifdef WITH_RMM
@@ -155,20 +212,20 @@ int main(int argc, char** argv)
 #endif
   } else {
     paths.push_back({"cudart cudaMalloc",
-                     [](std::size_t s) {
+                     [](std::size_t s, cudaStream_t) {
                        void* p{};
                        CK(cudaMalloc(&p, s));
                        return p;
                      },
-                     [](void* p, std::size_t) { CK(cudaFree(p)); },
+                     [](void* p, std::size_t, cudaStream_t) { CK(cudaFree(p)); },
                      {}});
     paths.push_back({"driver cuMemAlloc",
-                     [cu_alloc](std::size_t s) {
+                     [cu_alloc](std::size_t s, cudaStream_t) {
                        std::uintptr_t p{};
                        DK(cu_alloc(&p, s));
                        return reinterpret_cast<void*>(p);
                      },
-                     [cu_free](void* p, std::size_t) {
+                     [cu_free](void* p, std::size_t, cudaStream_t) {
                        DK(cu_free(reinterpret_cast<std::uintptr_t>(p)));
                      },
                      {}});
@@ -176,9 +233,30 @@ int main(int argc, char** argv)
     rmm_resource_t mr{};
     RK(rmm_cuda_create(&mr));
     paths.push_back(rmm_path("librmm rmm_allocate_async (cuda)", mr));
+    auto cxx_path = [](char const* name, rmm::mr::device_memory_resource* r) {
+      return path{name,
+                  [r](std::size_t s, cudaStream_t st) {
+                    return r->allocate(s, rmm::cuda_stream_view{st});
+                  },
+                  [r](void* p, std::size_t s, cudaStream_t st) {
+                    r->deallocate(p, s, rmm::cuda_stream_view{st});
+                  },
+                  {}};
+    };
+    static rmm::mr::cuda_memory_resource ours;
+    static rmm_like_cuda theirs;
+    static counting ours_counted{&ours}, theirs_counted{&theirs};
+    paths.push_back(cxx_path("C++ rmm-rs cuda_memory_resource (counted)", &ours_counted));
+    paths.push_back(cxx_path("C++ RMM-like cudaMalloc class (counted)", &theirs_counted));
 #endif
   }
 
+  std::string const plan_kind = argc > 5 ? argv[5] : "w1";
+  std::vector<cudaStream_t> streams{nullptr};
+  if (plan_kind == "w4") {
+    streams.resize(4);
+    for (auto& st : streams) { CK(cudaStreamCreate(&st)); }
+  }
   struct step {
     std::size_t size, idx;
     int op;
@@ -186,31 +264,69 @@ int main(int argc, char** argv)
   std::mt19937_64 gen{0x5eed0001};
   std::uniform_int_distribution<std::size_t> size_d(1, mib << 20);
   std::uniform_int_distribution<int> op_d(0, 99);
-  std::vector<step> plan(2 * n);
-  for (auto& s : plan) {
-    s.size = size_d(gen);
-    s.op   = op_d(gen);
-    s.idx  = gen();
+  std::uniform_real_distribution<double> log_d(std::log(256.0), std::log(double(1 << 20)));
+  std::uniform_int_distribution<std::size_t> idx_d(0, 999);
+  bool const churn = plan_kind != "w1";
+  std::vector<step> plan(churn ? n + 1000 : 2 * n);
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    auto& s = plan[i];
+    if (churn) {
+      s.size = static_cast<std::size_t>(std::exp(log_d(gen)));
+      s.idx  = i < 1000 ? i : idx_d(gen);
+      s.op   = 0;
+    } else {
+      s.size = size_d(gen);
+      s.op   = op_d(gen);
+      s.idx  = gen();
+    }
   }
+  // bench-vs-rmm's churn: the first 1000 steps fill the working set (untimed), each later
+  // step frees block idx and allocates a new one in its place.
+  auto timed_churn = [&](path& p) {
+    struct blk {
+      void* p;
+      std::size_t size, si;
+    };
+    std::vector<blk> live(1000);
+    std::size_t k = 0;
+    auto const ns = streams.size();
+    for (std::size_t i = 0; i < 1000; ++i) {
+      auto const si = k++ % ns;
+      live[i]       = {p.alloc(plan[i].size, streams[si]), plan[i].size, si};
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    for (std::size_t i = 1000; i < plan.size(); ++i) {
+      auto& b = live[plan[i].idx];
+      p.dealloc(b.p, b.size, streams[(b.si + (ns > 1 ? 1 : 0)) % ns]);
+      auto const si = k++ % ns;
+      b             = {p.alloc(plan[i].size, streams[si]), plan[i].size, si};
+    }
+    double const el =
+      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+    for (auto& b : live) { p.dealloc(b.p, b.size, streams[b.si]); }
+    CK(cudaDeviceSynchronize());
+    return el / double(2 * n);
+  };
   auto timed = [&](path& p) {
+    if (churn) { return timed_churn(p); }
     std::vector<std::pair<void*, std::size_t>> live;
     live.reserve(n);
     std::size_t made = 0, ops = 0;
     auto t0 = std::chrono::steady_clock::now();
     for (auto const& s : plan) {
       if (live.empty() || (s.op < 73 && made < n)) {
-        live.emplace_back(p.alloc(s.size), s.size);
+        live.emplace_back(p.alloc(s.size, nullptr), s.size);
         ++made;
       } else {
         auto i = s.idx % live.size();
-        p.dealloc(live[i].first, live[i].second);
+        p.dealloc(live[i].first, live[i].second, nullptr);
         live[i] = live.back();
         live.pop_back();
       }
       ++ops;
     }
     for (auto& [q, b] : live) {
-      p.dealloc(q, b);
+      p.dealloc(q, b, nullptr);
       ++ops;
     }
     CK(cudaStreamSynchronize(0));
@@ -232,7 +348,7 @@ int main(int argc, char** argv)
     return v[v.size() / 2];
   };
   double const base = median(paths[0].ns);
-  std::printf("%s N=%zu max=%zuMiB, %d runs:", kind.c_str(), n, mib, runs);
+  std::printf("%s %s N=%zu max=%zuMiB, %d runs:", kind.c_str(), plan_kind.c_str(), n, mib, runs);
   for (auto& p : paths) {
     std::printf("  %s %.1f (%.3f)", p.name.c_str(), median(p.ns), median(p.ns) / base);
   }

@@ -3,6 +3,9 @@
 # librmm.so, and without it) and runs it on the GPU machine: in each process the cudart,
 # driver and librmm.so paths of cuda_async and cuda alternate (see the source); then the
 # builds with and without librmm.so alternate (does loading it change the cudart path?).
+# CHURN=1 runs bench-vs-rmm's W2 and W4 churn plans instead (cuda and cuda_async; the cuda
+# runs add rmm::mr::cuda_memory_resource and an RMM-like C++ class, both under perf_anchor's
+# counting adaptor).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cuda=${CUDA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")}
@@ -13,6 +16,17 @@ g++ "${flags[@]}" -DWITH_RMM -I"$pfx/include" "$root/tests-gpu/thin_paths.cpp" -
   -lcudart -ldl -lpthread -Wl,-rpath,"$pfx/lib" -o $b/tp_rmm || exit 1
 g++ "${flags[@]}" "$root/tests-gpu/thin_paths.cpp" -lcudart -ldl -lpthread -o $b/tp_plain || exit 1
 REPS=${REPS:-3}
+if [ -n "${CHURN:-}" ]; then
+  for rep in $(seq "$REPS"); do
+    RMM_RUNTIME=cuda $b/tp_rmm cuda 20000 1 5 w2
+    RMM_RUNTIME=cuda $b/tp_rmm cuda 20000 1 5 w4
+  done
+  for rep in $(seq "$REPS"); do
+    RMM_RUNTIME=cuda $b/tp_rmm async 100000 1 5 w2
+    RMM_RUNTIME=cuda $b/tp_rmm async 50000 1 5 w4
+  done
+  exit 0
+fi
 for rep in $(seq "$REPS"); do
   RMM_RUNTIME=cuda $b/tp_rmm async 10000 1 7
   RMM_RUNTIME=cuda $b/tp_rmm async 1000 64 7
