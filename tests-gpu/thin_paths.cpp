@@ -9,7 +9,7 @@
 //           calling cudaMalloc/cudaFree, both under a counting adaptor as in perf_anchor
 // PLAN w2 or w4 replaces the W1 plan with bench-vs-rmm's churn: N steps over a working set
 // of 1000 blocks (log-uniform 256 B..1 MiB), each step a free and an allocation; w4 puts
-// allocation k on stream k % 4 and frees it on the next stream.
+// allocation k on stream k % 4 and frees it on the next stream. PRE_FREE_GIB: see main.
 // Each async path has its own pool made like RMM's cuda_async_memory_resource (a quarter of
 // the free memory each, release threshold at the maximum). Built without -DWITH_RMM it has
 // only the cudart and driver paths (to see whether loading librmm.so changes them).
@@ -336,10 +336,22 @@ int main(int argc, char** argv)
   for (auto& p : paths) {
     timed(p);  // warm-up
   }
+  // PRE_FREE_GIB=G: before every timed run, cudaMalloc and cudaFree G GiB (bench-vs-rmm's
+  // arena cells take and give back 80 GiB just before the thin cells run: does the driver's
+  // work after such a free slow the calls that follow?).
+  char const* const pre_env = std::getenv("PRE_FREE_GIB");
+  std::size_t const pre_free = pre_env ? std::strtoul(pre_env, nullptr, 10) << 30 : 0;
+  auto big_free = [&] {
+    if (pre_free == 0) { return; }
+    void* q{};
+    CK(cudaMalloc(&q, pre_free));
+    CK(cudaFree(q));
+  };
   for (int r = 0; r < runs; ++r) {
     // Rotate which path goes first, so that none always follows another.
     for (std::size_t k = 0; k < paths.size(); ++k) {
       auto& p = paths[(k + r) % paths.size()];
+      big_free();
       p.ns.push_back(timed(p));
     }
   }
