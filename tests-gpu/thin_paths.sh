@@ -5,7 +5,8 @@
 # builds with and without librmm.so alternate (does loading it change the cudart path?).
 # CHURN=1 runs bench-vs-rmm's W2 and W4 churn plans instead (cuda and cuda_async; the cuda
 # runs add rmm::mr::cuda_memory_resource and an RMM-like C++ class, both under perf_anchor's
-# counting adaptor).
+# counting adaptor). PRE_FREE_GIB=G (passed through to every run) frees G GiB just before each
+# timed run (see the source).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cuda=${CUDA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")}
