@@ -83,6 +83,7 @@ struct path {
   std::function<void*(std::size_t, cudaStream_t)> alloc;
   std::function<void(void*, std::size_t, cudaStream_t)> dealloc;
   std::vector<double> ns;
+  std::vector<double> ns_after_free;  // PRE_FREE_GIB runs
 };
 
 #ifdef WITH_RMM
@@ -336,23 +337,36 @@ int main(int argc, char** argv)
   for (auto& p : paths) {
     timed(p);  // warm-up
   }
-  // PRE_FREE_GIB=G: before every timed run, cudaMalloc and cudaFree G GiB (bench-vs-rmm's
-  // arena cells take and give back 80 GiB just before the thin cells run: does the driver's
-  // work after such a free slow the calls that follow?).
+  // PRE_FREE_GIB=G: every path is timed twice a round, once right after a cudaMalloc and
+  // cudaFree of G GiB and once without, in alternating order (bench-vs-rmm's arena cells take
+  // and give back most of the GPU just before the thin cells run: does the driver's work after
+  // such a free slow the calls that follow?). Both are compared within the one process.
   char const* const pre_env = std::getenv("PRE_FREE_GIB");
   std::size_t const pre_free = pre_env ? std::strtoul(pre_env, nullptr, 10) << 30 : 0;
   auto big_free = [&] {
-    if (pre_free == 0) { return; }
+    // As bench-vs-rmm's W1 arena: at most the free memory less 64 MiB.
+    std::size_t free_b{}, total_b{};
+    CK(cudaMemGetInfo(&free_b, &total_b));
     void* q{};
-    CK(cudaMalloc(&q, pre_free));
+    CK(cudaMalloc(&q, std::min(pre_free, free_b - (std::size_t{64} << 20))));
     CK(cudaFree(q));
   };
   for (int r = 0; r < runs; ++r) {
     // Rotate which path goes first, so that none always follows another.
     for (std::size_t k = 0; k < paths.size(); ++k) {
       auto& p = paths[(k + r) % paths.size()];
-      big_free();
-      p.ns.push_back(timed(p));
+      if (pre_free == 0) {
+        p.ns.push_back(timed(p));
+        continue;
+      }
+      for (int half = 0; half < 2; ++half) {
+        if (((r + half) & 1) != 0) {
+          big_free();
+          p.ns_after_free.push_back(timed(p));
+        } else {
+          p.ns.push_back(timed(p));
+        }
+      }
     }
   }
   auto median = [](std::vector<double> v) {
@@ -365,5 +379,13 @@ int main(int argc, char** argv)
     std::printf("  %s %.1f (%.3f)", p.name.c_str(), median(p.ns), median(p.ns) / base);
   }
   std::printf("\n");
+  if (pre_free != 0) {
+    std::printf("  after a %zu GiB free, ns (÷ the same path without):", pre_free >> 30);
+    for (auto& p : paths) {
+      std::printf("  %s %.1f (%.3f)", p.name.c_str(), median(p.ns_after_free),
+                  median(p.ns_after_free) / median(p.ns));
+    }
+    std::printf("\n");
+  }
   return 0;
 }

@@ -5,8 +5,9 @@
 # builds with and without librmm.so alternate (does loading it change the cudart path?).
 # CHURN=1 runs bench-vs-rmm's W2 and W4 churn plans instead (cuda and cuda_async; the cuda
 # runs add rmm::mr::cuda_memory_resource and an RMM-like C++ class, both under perf_anchor's
-# counting adaptor). PRE_FREE_GIB=G (passed through to every run) frees G GiB just before each
-# timed run (see the source).
+# counting adaptor). PRE_FREE_GIB=G (passed through to every run) times every path also right
+# after a cudaMalloc+cudaFree of G GiB, and prints those medians ÷ the same path's without.
+# CASES="async 100000 1 5;cuda 10000 1 3" runs only those cases (the program's arguments).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cuda=${CUDA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")}
@@ -17,6 +18,16 @@ g++ "${flags[@]}" -DWITH_RMM -I"$pfx/include" "$root/tests-gpu/thin_paths.cpp" -
   -lcudart -ldl -lpthread -Wl,-rpath,"$pfx/lib" -o $b/tp_rmm || exit 1
 g++ "${flags[@]}" "$root/tests-gpu/thin_paths.cpp" -lcudart -ldl -lpthread -o $b/tp_plain || exit 1
 REPS=${REPS:-3}
+if [ -n "${CASES:-}" ]; then
+  IFS=';' read -ra cases <<<"$CASES"
+  for rep in $(seq "$REPS"); do
+    for c in "${cases[@]}"; do
+      # shellcheck disable=SC2086  # a case is the program's arguments, split on spaces
+      RMM_RUNTIME=cuda $b/tp_rmm $c
+    done
+  done
+  exit 0
+fi
 if [ -n "${CHURN:-}" ]; then
   for rep in $(seq "$REPS"); do
     RMM_RUNTIME=cuda $b/tp_rmm cuda 20000 1 5 w2

@@ -3,7 +3,8 @@
 //! async pool as baselines. Prints a table and, with `--json FILE`, writes the same as JSON.
 //!
 //! Each cell also reports what happened per operation, from [`rmm::counters`] taken around
-//! the measured loop (W3: around all threads, setup and teardown included): runtime calls,
+//! the measured loop (W3: around all threads, setup and teardown included, while its clock
+//! runs from all threads ready to the last one done with its steps): runtime calls,
 //! events recorded and waited by the stream-ordered resources, cross-stream steals,
 //! upstream calls of sub-allocators, contended resource locks. The JSON has the raw counts
 //! too (`counters`, over `counted_operations`).
@@ -14,6 +15,7 @@
 use std::collections::BTreeMap;
 use std::ffi::c_void;
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -287,7 +289,7 @@ fn w1(mr: &dyn DeviceMemoryResource, n: usize, max_mib: usize) -> Result<Sample>
 }
 
 /// W2 body: `steps` free-one/allocate-one pairs over a working set of 1000 blocks.
-/// `free_on` picks the stream of each free from the stream of its allocation.
+/// `rotate_free` frees each block on the stream after the one it was allocated on.
 fn churn(
     mr: &dyn DeviceMemoryResource,
     steps: usize,
@@ -295,6 +297,62 @@ fn churn(
     streams: &[Stream],
     rotate_free: bool,
 ) -> Result<Sample> {
+    churn_gated(mr, steps, seed, streams, rotate_free, None).map(|(s, _)| s)
+}
+
+/// W3's start line: each thread counts itself ready and waits for the go; the main thread
+/// reads the clock when all are ready, then gives the go (as bench-vs-rmm's perf_anchor).
+/// Each thread reads the clock itself when its steps are done, so a main thread that is
+/// descheduled cannot shorten a run (a barrier's release is not when its waiters resume).
+struct Gate {
+    ready: AtomicUsize,
+    go: AtomicBool,
+}
+
+impl Gate {
+    fn new() -> Self {
+        Gate {
+            ready: AtomicUsize::new(0),
+            go: AtomicBool::new(false),
+        }
+    }
+
+    /// A worker: ready, then wait for the go.
+    fn arrive(&self) {
+        self.ready.fetch_add(1, Ordering::AcqRel);
+        while !self.go.load(Ordering::Acquire) {
+            std::thread::yield_now();
+        }
+    }
+
+    /// The main thread: the start time, once `threads` workers are ready, and the go.
+    fn start(&self, threads: usize) -> Instant {
+        while self.ready.load(Ordering::Acquire) < threads {
+            std::thread::yield_now();
+        }
+        let t0 = Instant::now();
+        self.go.store(true, Ordering::Release);
+        t0
+    }
+}
+
+/// [`churn`] for one W3 thread: its working set and plan are made before `gate`'s go, so
+/// that W3 times the threads' steps and not their set-up (1000 allocations and the plan's
+/// draws, about as long as the steps of one thread). Also returns when its steps ended.
+/// Arrives at the gate whatever happens, so the main thread never waits forever.
+fn churn_gated(
+    mr: &dyn DeviceMemoryResource,
+    steps: usize,
+    seed: u64,
+    streams: &[Stream],
+    rotate_free: bool,
+    gate: Option<&Gate>,
+) -> Result<(Sample, Instant)> {
+    let arrive = || {
+        if let Some(g) = gate {
+            g.arrive();
+        }
+    };
     let mut rng = Rng(seed);
     let mut live: Vec<(*mut c_void, usize, usize)> = Vec::with_capacity(1000);
     let (mut live_bytes, mut peak, mut k) = (0usize, 0usize, 0usize);
@@ -302,7 +360,16 @@ fn churn(
         let s = rng.log_uniform(256, MIB);
         let si = k % streams.len();
         k += 1;
-        live.push((mr.allocate(s, streams[si])?, s, si));
+        match mr.allocate(s, streams[si]) {
+            Ok(p) => live.push((p, s, si)),
+            Err(e) => {
+                for (p, s, si) in live {
+                    mr.deallocate(p, s, streams[si]).ok();
+                }
+                arrive();
+                return Err(e);
+            }
+        }
         live_bytes += s;
     }
     peak = peak.max(live_bytes);
@@ -314,9 +381,41 @@ fn churn(
             (i, rng.log_uniform(256, MIB) as u32)
         })
         .collect();
+    arrive();
+    let steps_done = churn_steps(mr, &plan, &mut live, streams, rotate_free, &mut k);
+    let end = Instant::now();
+    let freed = live
+        .iter()
+        .try_for_each(|&(p, s, si)| mr.deallocate(p, s, streams[si]));
+    let (seconds, counted, peak_steps) = steps_done?;
+    freed?;
+    peak = peak.max(peak_steps);
+    let sample = Sample {
+        seconds,
+        ops: 2 * steps,
+        peak_live: peak,
+        counters: counted,
+        counted_ops: 2 * steps,
+        ..Sample::default()
+    };
+    Ok((sample, end))
+}
+
+/// The timed steps of [`churn_gated`]: seconds, counters and the peak live bytes. On an
+/// error, `live` still holds every block that is live.
+fn churn_steps(
+    mr: &dyn DeviceMemoryResource,
+    plan: &[(u32, u32)],
+    live: &mut [(*mut c_void, usize, usize)],
+    streams: &[Stream],
+    rotate_free: bool,
+    k: &mut usize,
+) -> Result<(f64, Counters, usize)> {
+    let mut live_bytes: usize = live.iter().map(|b| b.1).sum();
+    let mut peak = live_bytes;
     let before = counters::snapshot();
     let start = Instant::now();
-    for &(i, size) in &plan {
+    for &(i, size) in plan {
         let (i, size) = (i as usize, size as usize);
         let (p, s, si) = live[i];
         let free_stream = if rotate_free {
@@ -326,25 +425,17 @@ fn churn(
         };
         mr.deallocate(p, s, streams[free_stream])?;
         live_bytes -= s;
-        let ai = k % streams.len();
-        k += 1;
+        let ai = *k % streams.len();
+        *k += 1;
+        // Until the allocation succeeds, slot i holds a freed block: a null pointer there
+        // keeps the caller's clean-up from freeing it again.
+        live[i] = (std::ptr::null_mut(), 0, ai);
         live[i] = (mr.allocate(size, streams[ai])?, size, ai);
         live_bytes += size;
         peak = peak.max(live_bytes);
     }
     let seconds = start.elapsed().as_secs_f64();
-    let counted = counters::snapshot().since(&before);
-    for (p, s, si) in live {
-        mr.deallocate(p, s, streams[si])?;
-    }
-    Ok(Sample {
-        seconds,
-        ops: 2 * steps,
-        peak_live: peak,
-        counters: counted,
-        counted_ops: 2 * steps,
-        ..Sample::default()
-    })
+    Ok((seconds, counters::snapshot().since(&before), peak))
 }
 
 /// Runs `f` once to warm up, then measured at least three times and, while less than
@@ -491,25 +582,28 @@ fn run_workload(
                     // Counted around all threads (each thread's 1000 setup allocations and
                     // teardown frees included): the counters are process-wide.
                     let before = counters::snapshot();
-                    let start = Instant::now();
-                    std::thread::scope(|sc| -> Result<()> {
+                    let gate = Gate::new();
+                    let seconds = std::thread::scope(|sc| -> Result<f64> {
                         let hs: Vec<_> = streams
                             .iter()
                             .enumerate()
                             .map(|(i, st)| {
                                 let mr = mr.clone();
-                                let st = *st;
+                                let (st, gate) = (*st, &gate);
                                 sc.spawn(move || {
-                                    churn(mr.as_ref(), steps, 100 + i as u64, &[st], false)
+                                    let seed = 100 + i as u64;
+                                    churn_gated(mr.as_ref(), steps, seed, &[st], false, Some(gate))
                                 })
                             })
                             .collect();
+                        // From all threads ready to the last one done with its steps.
+                        let t0 = gate.start(t);
+                        let mut last = t0;
                         for h in hs {
-                            h.join().expect("benchmark thread")?;
+                            last = last.max(h.join().expect("benchmark thread")?.1);
                         }
-                        Ok(())
+                        Ok(last.duration_since(t0).as_secs_f64())
                     })?;
-                    let seconds = start.elapsed().as_secs_f64();
                     Ok(Sample {
                         seconds,
                         ops: 2 * steps * t,

@@ -26,7 +26,6 @@
 use std::cell::Cell;
 use std::ffi::c_void;
 
-use super::handle::RESOURCES;
 use crate::mr::{DirectPath, ALLOCATION_ALIGNMENT, MEM_ATTACH_GLOBAL};
 use crate::runtime::process_is_exiting;
 
@@ -72,12 +71,12 @@ unsafe fn free_with(path: DirectPath, ptr: *mut c_void, stream: usize) -> i32 {
     }
 }
 
-/// Allocates `bytes` on `stream` through the direct path of `handle`'s resource and
-/// writes the pointer to `out`. Returns false, having changed nothing, when the call must
+/// Allocates `bytes` on `stream` through `path` (the direct path of the handle's resource)
+/// and writes the pointer to `out`. Returns false, having changed nothing, when the call must
 /// take the checked path (module docs).
 #[inline]
 pub(super) fn try_allocate(
-    handle: usize,
+    path: DirectPath,
     bytes: usize,
     stream: usize,
     out: *mut *mut c_void,
@@ -85,9 +84,6 @@ pub(super) fn try_allocate(
     if bytes == 0 || bytes > DIRECT_MAX_BYTES || out.is_null() || crate::counters::enabled() {
         return false;
     }
-    let Some(path) = RESOURCES.entry(handle).and_then(|e| e.direct) else {
-        return false;
-    };
     if !thread_set_up() {
         return false;
     }
@@ -126,16 +122,14 @@ pub(super) fn try_allocate(
     true
 }
 
-/// Frees `ptr` on `stream` through the direct path of `handle`'s resource. Returns false,
-/// having changed nothing, when the call must take the checked path (module docs).
+/// Frees `ptr` on `stream` through `path` (the direct path of the handle's resource).
+/// Returns false, having changed nothing, when the call must take the checked path (module
+/// docs).
 #[inline]
-pub(super) fn try_deallocate(handle: usize, ptr: *mut c_void, stream: usize) -> bool {
+pub(super) fn try_deallocate(path: DirectPath, ptr: *mut c_void, stream: usize) -> bool {
     if ptr.is_null() || crate::counters::enabled() || process_is_exiting() {
         return false;
     }
-    let Some(path) = RESOURCES.entry(handle).and_then(|e| e.direct) else {
-        return false;
-    };
     if !thread_set_up() {
         return false;
     }
@@ -155,6 +149,7 @@ mod tests {
 
     use super::*;
     use crate::error::Result;
+    use crate::ffi::handle::RESOURCES;
     use crate::ffi::{rmm_allocate_async, rmm_deallocate_async, rmm_resource_release};
     use crate::ffi::{rmm_resource_t, rmm_status_t};
     use crate::mr::{DeviceMemoryResource, SharedResource};

@@ -120,13 +120,22 @@ pub unsafe extern "C" fn rmm_allocate_async(
     stream: rmm_stream_t,
     ptr: *mut *mut c_void,
 ) -> rmm_status_t {
-    if super::direct::try_allocate(resource as usize, bytes, stream as usize, ptr) {
-        return rmm_status_t::RMM_STATUS_SUCCESS;
+    // One lookup of the handle serves both paths (a sub-allocator's call is a few dozen
+    // instructions: a second lookup was a sizable share of it).
+    let entry = handle::RESOURCES.entry(resource as usize);
+    if let Some(path) = entry.and_then(|e| e.direct) {
+        if super::direct::try_allocate(path, bytes, stream as usize, ptr) {
+            return rmm_status_t::RMM_STATUS_SUCCESS;
+        }
     }
     guard("rmm_allocate_async", || {
         non_null(ptr, "ptr")?;
-        let p =
-            handle::RESOURCES.with(resource as usize, |r| r.allocate(bytes, stream_of(stream)))?;
+        let s = stream_of(stream);
+        let p = match entry {
+            Some(e) => e.resource.allocate(bytes, s)?,
+            // Not a live handle: the locked path reports exactly what is wrong.
+            None => handle::RESOURCES.with(resource as usize, |r| r.allocate(bytes, s))?,
+        };
         // SAFETY: `ptr` checked non-null above.
         unsafe { write_out(ptr, p) };
         Ok(())
@@ -151,12 +160,19 @@ pub extern "C" fn rmm_deallocate_async(
     bytes: usize,
     stream: rmm_stream_t,
 ) -> rmm_status_t {
-    if super::direct::try_deallocate(resource as usize, ptr, stream as usize) {
-        return rmm_status_t::RMM_STATUS_SUCCESS;
+    // One lookup of the handle serves both paths (see `rmm_allocate_async`).
+    let entry = handle::RESOURCES.entry(resource as usize);
+    if let Some(path) = entry.and_then(|e| e.direct) {
+        if super::direct::try_deallocate(path, ptr, stream as usize) {
+            return rmm_status_t::RMM_STATUS_SUCCESS;
+        }
     }
     guard("rmm_deallocate_async", || {
         let s: Stream = stream_of(stream);
-        handle::RESOURCES.with(resource as usize, |r| r.deallocate(ptr, bytes, s))
+        match entry {
+            Some(e) => e.resource.deallocate(ptr, bytes, s),
+            None => handle::RESOURCES.with(resource as usize, |r| r.deallocate(ptr, bytes, s)),
+        }
     })
 }
 

@@ -37,14 +37,21 @@ inline std::string status_message(rmm_status_t status)
 }
 
 /**
- * @brief Throws the rmm exception matching @p status; returns normally on success.
- * @param status A status returned by a function of the C ABI
+ * @brief Throws the rmm exception matching @p status (a failure).
+ *
+ * Kept out of line and marked cold, so that `check()` on the allocation path is a compare
+ * and a branch that the compiler inlines into its caller.
+ * @param status A failing status returned by a function of the C ABI
  * @throws rmm::logic_error, rmm::out_of_memory, rmm::bad_alloc or rmm::cuda_error
  */
-inline void check(rmm_status_t status)
+#if defined(__GNUC__)
+#define RMMRS_DETAIL_COLD [[gnu::noinline, gnu::cold]]
+#else
+#define RMMRS_DETAIL_COLD
+#endif
+[[noreturn]] RMMRS_DETAIL_COLD inline void throw_status(rmm_status_t status)
 {
   switch (status) {
-    case RMM_STATUS_SUCCESS: return;
     // RMM's messages name the kind first ("out_of_memory: ..."); code searches what() for it.
     case RMM_STATUS_OUT_OF_MEMORY:
       throw rmm::out_of_memory{"out_of_memory: " + status_message(status)};
@@ -52,11 +59,24 @@ inline void check(rmm_status_t status)
     case RMM_STATUS_CALLBACK_FAILED: throw rmm::bad_alloc{status_message(status)};
     case RMM_STATUS_RUNTIME_ERROR:
     case RMM_STATUS_NO_RUNTIME: throw rmm::cuda_error{status_message(status)};
+    case RMM_STATUS_SUCCESS:  // not a failure: a caller's mistake, reported as one
     case RMM_STATUS_INVALID_ARGUMENT:
     case RMM_STATUS_UNSUPPORTED:
     case RMM_STATUS_PANIC:
     default: throw rmm::logic_error{status_message(status)};
   }
+}
+
+#undef RMMRS_DETAIL_COLD
+
+/**
+ * @brief Throws the rmm exception matching @p status; returns normally on success.
+ * @param status A status returned by a function of the C ABI
+ * @throws rmm::logic_error, rmm::out_of_memory, rmm::bad_alloc or rmm::cuda_error
+ */
+inline void check(rmm_status_t status)
+{
+  if (status != RMM_STATUS_SUCCESS) { throw_status(status); }
 }
 
 }  // namespace rmm::detail
