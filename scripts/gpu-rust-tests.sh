@@ -2,11 +2,12 @@
 # Runs the prebuilt Rust test binaries and the CUDA kernel test on a GPU machine that has no
 # Rust toolchain. Expects .carry/bin (test executables from `cargo test --release --no-run`)
 # and .carry/lib/librmm.so, built on a machine with cargo (see README "GPU runs").
+# MODES (default "cuda auto") lists the RMM_RUNTIME values the binaries run under.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 fail=0
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
-for mode in cuda auto; do
+for mode in ${MODES:-cuda auto}; do
   for t in .carry/bin/*; do
     echo "== RMM_RUNTIME=$mode $(basename "$t")"
     RMM_RUNTIME=$mode "$t" --test-threads=4 2>&1 | grep -E "^test result|FAILED|panicked|error" || fail=1

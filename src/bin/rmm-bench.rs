@@ -10,7 +10,9 @@
 //! too (`counters`, over `counted_operations`).
 //!
 //! `rmm-bench [--resources cuda,async,...] [--workloads w1,w2,w3,w4] [--json FILE] [--quick]
-//! [--w1-cases N:MAX_MIB,...]` (`--w1-cases` runs only those W1 cases, e.g. `1000:4096`)
+//! [--w1-cases N:MAX_MIB,...] [--w3-steps N]` (`--w1-cases` runs only those W1 cases, e.g.
+//! `1000:4096`; `--w3-steps` sets the sub-allocators' steps per W3 thread, 200 000 by
+//! default, e.g. 50 000 as in bench-vs-rmm)
 
 use std::collections::BTreeMap;
 use std::ffi::c_void;
@@ -191,7 +193,9 @@ impl Streams {
 }
 
 /// Set by `--foreign-streams`.
-static FOREIGN_STREAMS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static FOREIGN_STREAMS: AtomicBool = AtomicBool::new(false);
+/// Set by `--w3-steps` (0: the default).
+static W3_STEPS: AtomicUsize = AtomicUsize::new(0);
 
 impl Drop for Streams {
     fn drop(&mut self) {
@@ -568,7 +572,10 @@ fn run_workload(
             let steps = scale(match name {
                 "cuda" => 5_000,
                 "async" => 20_000,
-                _ => 200_000,
+                _ => match W3_STEPS.load(Ordering::Relaxed) {
+                    0 => 200_000,
+                    n => n,
+                },
             });
             // Streams outlive the resource: pools keep per-stream state, and a stream must not
             // be destroyed while a resource still knows it (the documented rule).
@@ -776,9 +783,14 @@ fn main() {
             }
             "--json" => json = it.next().cloned(),
             "--quick" => quick = true,
-            "--foreign-streams" => {
-                FOREIGN_STREAMS.store(true, std::sync::atomic::Ordering::Relaxed)
-            }
+            "--foreign-streams" => FOREIGN_STREAMS.store(true, Ordering::Relaxed),
+            "--w3-steps" => match it.next().and_then(|v| v.parse::<usize>().ok()) {
+                Some(n) if n > 0 => W3_STEPS.store(n, Ordering::Relaxed),
+                _ => {
+                    eprintln!("rmm-bench: --w3-steps takes a positive number of steps");
+                    std::process::exit(2);
+                }
+            },
             "--w1-cases" => {
                 let parsed: Option<Vec<(usize, usize)>> = it.next().and_then(|v| {
                     v.split(',')
@@ -797,7 +809,7 @@ fn main() {
                 }
             }
             other => {
-                eprintln!("rmm-bench: unknown argument {other:?}\nusage: rmm-bench [--resources {}] [--workloads w1,w2,w3,w4] [--json FILE] [--quick] [--foreign-streams] [--w1-cases N:MAX_MIB,...]", RESOURCES.join(","));
+                eprintln!("rmm-bench: unknown argument {other:?}\nusage: rmm-bench [--resources {}] [--workloads w1,w2,w3,w4] [--json FILE] [--quick] [--foreign-streams] [--w1-cases N:MAX_MIB,...] [--w3-steps N]", RESOURCES.join(","));
                 std::process::exit(2);
             }
         }
