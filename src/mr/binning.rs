@@ -2,8 +2,9 @@
 //!
 //! Bins are kept sorted by size in a short vector, published as a *generation*: routing a
 //! request loads a pointer to the current generation and finds its bin in a table (see
-//! [`Gen`]), with no lock and no atomic write (a read-write lock's read side is an atomic read-modify-write
-//! on one cache line, which every thread's every request would bounce between cores);
+//! [`Gen`]), with no lock and no atomic write (a read-write lock's read side is an atomic
+//! read-modify-write on one cache line, which every thread's every request would bounce
+//! between cores);
 //! `add_bin` builds the next generation under a mutex and publishes it. Requests larger
 //! than the largest bin go to the upstream. Deallocation routes by the same size rule, so
 //! it must be given the size used to allocate (as in hipMM).
@@ -67,7 +68,8 @@ struct Generations {
     /// The newest generation: what every request reads.
     latest: AtomicPtr<Gen>,
     /// Every generation, oldest first; appended to under this lock (which serializes
-    /// writers). Each is its own allocation, so `latest` stays valid as the list grows.
+    /// writers). Each is its own allocation (an `Arc` for that, not for sharing), so
+    /// `latest` stays valid as the list grows.
     all: Mutex<Vec<Arc<Gen>>>,
 }
 
