@@ -3,8 +3,10 @@
 # stripped rmm-bench binaries built from each variant (build, `strip -o
 # .carry/variants/rmm-bench-NAME target/release/rmm-bench`, revert, next), carry
 # .carry/variants, and it runs them in fresh processes, alternating the order every round,
-# unpinned, and prints each cell's median per variant (and ÷ the first variant) and each
-# resource's W1 N=100 000 ÷ N=10 000.
+# unpinned, and prints each cell's median and fastest process per variant (and each ÷ the
+# first variant's) and each resource's W1 N=100 000 ÷ N=10 000. The machine's processes
+# fall in a fast and a slow group (the core they land on), so with few rounds the medians
+# follow how many of each variant's processes were lucky; the fastest ones do not.
 #   VARIANTS="v0 v1" REPS=8 RES=pool,arena RT=host OUT=$OUT bash tests-gpu/variant_ab.sh
 # RT=host times the CPU's work alone (the sub-allocators' W1 and W2 make no runtime call
 # after their first growth, and ran at the same speed with either runtime on the H100
@@ -33,8 +35,10 @@ for v in vs:
             cells.setdefault((x["resource"], x["workload"]), {}).setdefault(v, []).append(x["ns_per_op"])
 for (res, w), d in sorted(cells.items()):
     base = st.median(d[vs[0]]) if vs[0] in d else None
+    bmin = min(d[vs[0]]) if vs[0] in d else None
     print(f"{res:<8} {w:<32} " + "  ".join(
         f"{v} {st.median(d[v]):7.1f}" + (f" ({st.median(d[v]) / base:.3f})" if base else "")
+        + f" min {min(d[v]):.1f}" + (f" ({min(d[v]) / bmin:.3f})" if bmin else "")
         for v in vs if v in d))
 for res in sorted({k[0] for k in cells}):
     a = next((d for k, d in cells.items() if k[0] == res and "N=10000 " in k[1]), None)

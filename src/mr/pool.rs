@@ -10,7 +10,7 @@
 //!   a couple of bit scans: O(1), however many blocks are free. RMM's pool scans its free
 //!   list linearly and slows down 15x from 10 000 to 100 000 live allocations.
 //! - Live allocations are found by pointer in an open-addressing table (`PtrMap`: linear
-//!   probing, load at most 1/4, doubled only when a quarter full), so steady-state
+//!   probing, load at most 1/8 or, once large, 1/4, doubled only when full), so steady-state
 //!   insert/remove never allocates and a free costs one probe sequence. It also makes
 //!   foreign, double and wrong-size frees detectable in O(1).
 //! - Slab slot 0 is a dummy descriptor standing for "no block", so hot-path link updates

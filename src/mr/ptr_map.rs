@@ -204,10 +204,10 @@ impl<S: Slot> Table<S> {
 
 /// Live allocations of a sub-allocator (pool, arena): block address → descriptor index, in
 /// an open-addressing table (linear probing, multiplicative hash of `addr >> 8`,
-/// backward-shift deletion, load at most 1/4: short probe runs keep the probe loops'
-/// branches predictable). One probe sequence per insert or remove, no tombstones, and the
-/// table is doubled only when a quarter full, so steady-state inserts and removes never
-/// allocate. Address 0 marks an empty slot (no allocator hands out address 0).
+/// backward-shift deletion, load at most 1/8 while the table is small and 1/4 once it is
+/// large: short probe runs keep the probe loops' branches predictable; see [`is_full`]).
+/// One probe sequence per insert or remove, no tombstones, and the table is doubled only
+/// when full, so steady-state inserts and removes never allocate. Address 0 marks an empty slot (no allocator hands out address 0).
 ///
 /// Slots are 8 bytes ([`Narrow`]) while every address and value fits, 16 bytes ([`Wide`])
 /// from the first that does not: with 100 000 live blocks the table is 1 MiB rather than 2,
@@ -269,7 +269,7 @@ impl PtrMap {
         match &mut self.0 {
             Repr::Narrow(t) => match Narrow::pack(key, val) {
                 Some(s) => {
-                    if 4 * (t.len + 1) > t.slots.len() {
+                    if is_full(t.len, t.slots.len()) {
                         *t = grown(t);
                     }
                     t.put(s);
@@ -280,7 +280,7 @@ impl PtrMap {
                 }
             },
             Repr::Wide(t) => {
-                if 4 * (t.len + 1) > t.slots.len() {
+                if is_full(t.len, t.slots.len()) {
                     *t = grown(t);
                 }
                 t.put(Wide(key, val));
@@ -343,7 +343,21 @@ impl PtrMap {
     }
 }
 
-/// `t` doubled (only when a quarter full).
+/// Tables below this many slots (256 KiB of narrow slots) grow when an eighth full, larger
+/// ones when a quarter full. A free's backward-shift deletion walks the run after its slot,
+/// whose length is unpredictable and mispredicts the loop's exit: a sparse table keeps
+/// runs short where the table fits in the caches anyway, and a large one stays dense
+/// enough to miss them less often.
+const SPARSE_SLOTS: usize = 1 << 15;
+
+/// Whether a table of `slots` holding `len` entries must grow before one more insert.
+#[inline(always)]
+fn is_full(len: usize, slots: usize) -> bool {
+    let share = if slots < SPARSE_SLOTS { 8 } else { 4 };
+    share * (len + 1) > slots
+}
+
+/// `t` doubled (only when full: see [`is_full`]).
 #[cold]
 #[inline(never)]
 fn grown<S: Slot>(t: &Table<S>) -> Table<S> {
@@ -412,6 +426,49 @@ mod tests {
             }
             assert!(m.is_empty());
         }
+    }
+
+    /// Slots of a narrow map's table.
+    fn slots(m: &PtrMap) -> usize {
+        match &m.0 {
+            Repr::Narrow(t) => t.slots.len(),
+            Repr::Wide(t) => t.slots.len(),
+        }
+    }
+
+    #[test]
+    fn tables_stay_an_eighth_full_below_sparse_slots_and_a_quarter_above() {
+        let mut m = PtrMap::with_capacity(4);
+        let mut grew_at = Vec::new();
+        for i in 1..=20_000usize {
+            let before = slots(&m);
+            m.insert(i << 8, i as u32);
+            let n = slots(&m);
+            if n != before {
+                assert_eq!(n, 2 * before, "tables double");
+                grew_at.push((before, i));
+            }
+            let share = if n < SPARSE_SLOTS { 8 } else { 4 };
+            assert!(share * m.len() <= n, "{} entries in {n} slots", m.len());
+        }
+        // Each growth happened exactly when the table became full, not before.
+        for (before, i) in grew_at {
+            let share = if before < SPARSE_SLOTS { 8 } else { 4 };
+            assert_eq!(
+                share * i,
+                before + share,
+                "grew from {before} slots at entry {i}"
+            );
+        }
+        assert_eq!(
+            slots(&m),
+            1 << 17,
+            "20 000 entries take 2^17 slots at a quarter load"
+        );
+        for i in 1..=20_000usize {
+            assert_eq!(m.remove(i << 8), Some(i as u32));
+        }
+        assert!(m.is_empty());
     }
 
     #[test]

@@ -12,8 +12,8 @@
 //!   for as long as the region exists: splits keep the lower part's descriptor, merges keep
 //!   the lower block's.
 //! * [`PtrMap`]: live blocks by address, in an open-addressing table (linear probing,
-//!   backward-shift deletion, load at most 1/4, doubled when full), so steady-state inserts
-//!   and removes never allocate and a free costs one probe sequence.
+//!   backward-shift deletion, load at most 1/8 or, once large, 1/4, doubled when full), so
+//!   steady-state inserts and removes never allocate and a free costs one probe sequence.
 //! * [`Directory`]: ranges of at most [`DIRECTORY_PAGE`] bytes (superblocks) by address,
 //!   for "which range contains this address": each range is filed under the one or two
 //!   pages it touches, in an open-addressing multimap of the same kind, so inserts, removes
