@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -193,7 +194,9 @@ TEST(Tracking, ListsExactlyOutstanding)
   EXPECT_EQ(out.count(ptrs[0]), 0U);
   EXPECT_EQ(mr.get_allocated_bytes(), (2 + 4 + 5 + 6) * KiB);
   auto const report = mr.get_outstanding_allocations_str();
-  EXPECT_TRUE(contains(report, "Outstanding Allocations: 4")) << report;
+  // RMM's format: one "<address>: <size> B" line per allocation.
+  EXPECT_EQ(std::count(report.begin(), report.end(), '\n'), 4) << report;
+  EXPECT_TRUE(contains(report, ": 2048 B\n")) << report;
   mr.log_outstanding_allocations();
   // A wrong size is logged and forwarded; the count uses the recorded size (as RMM).
   EXPECT_NO_THROW(mr.deallocate(ptrs[1], 7));

@@ -86,10 +86,79 @@ TEST_F(containers, BufferSizeStreamResource)
     EXPECT_EQ(buf.stream(), stream_.view());
     EXPECT_EQ(buf.memory_resource(), &counting);
     EXPECT_EQ(counting.allocations.load(), 1U);
-    EXPECT_EQ(counting.outstanding_bytes.load(), 1000U);
+    // Through the buffer's resource reference, as in RMM: 1000 rounded up to 16.
+    EXPECT_EQ(counting.outstanding_bytes.load(), 1008U);
   }
   EXPECT_EQ(counting.deallocations.load(), 1U);
   EXPECT_EQ(counting.outstanding_bytes.load(), 0U);
+}
+
+namespace {
+/// A device resource with only the cuda::mr-style interface (no rmm base class), over device
+/// memory from a cuda_memory_resource; it records what it was asked for.
+struct plain_device_resource {
+  rmm::mr::cuda_memory_resource* upstream{};
+  std::size_t live_bytes{0};
+  std::size_t last_alignment{0};
+  void* allocate(std::size_t bytes, std::size_t alignment)
+  {
+    return allocate_async(bytes, alignment, rmm::cuda_stream_view{});
+  }
+  void deallocate(void* p, std::size_t bytes, std::size_t alignment) noexcept
+  {
+    deallocate_async(p, bytes, alignment, rmm::cuda_stream_view{});
+  }
+  void* allocate_async(std::size_t bytes, std::size_t alignment, rmm::cuda_stream_view stream)
+  {
+    live_bytes += bytes;
+    last_alignment = alignment;
+    return upstream->allocate(bytes, stream);
+  }
+  void deallocate_async(void* p, std::size_t bytes, std::size_t, rmm::cuda_stream_view stream) noexcept
+  {
+    live_bytes -= bytes;
+    upstream->deallocate(p, bytes, stream);
+  }
+  bool operator==(plain_device_resource const& other) const noexcept { return this == &other; }
+};
+}  // namespace
+
+// RMM 25.02's containers hold a device_async_resource_ref: any resource with the stream-ordered
+// interface serves them, not only a device_memory_resource, and memory_resource() gives the
+// reference back.
+TEST_F(containers, ContainersTakeAnyResourceThroughARef)
+{
+  static_assert(std::is_same_v<decltype(std::declval<rmm::device_buffer&>().memory_resource()),
+                               rmm::device_async_resource_ref>);
+  static_assert(std::is_same_v<decltype(std::declval<rmm::device_uvector<int>&>().memory_resource()),
+                               rmm::device_async_resource_ref>);
+  rmm::mr::cuda_memory_resource cuda;
+  plain_device_resource plain{&cuda};
+  rmm::device_async_resource_ref ref{plain};
+  {
+    rmm::device_buffer buf(100, stream_, ref);
+    EXPECT_EQ(plain.live_bytes, 100U);
+    EXPECT_EQ(plain.last_alignment, alignof(std::max_align_t));
+    EXPECT_EQ(buf.memory_resource(), ref);
+    std::vector<char> host(100, 7);
+    rmm::device_buffer copy(host.data(), host.size(), stream_, ref);
+    rmm::device_buffer copy2(copy, stream_, buf.memory_resource());
+    std::vector<char> back(100, 0);
+    ASSERT_EQ(rmm_memcpy_async(back.data(), copy2.data(), 100, rmm::detail::to_c_stream(stream_.value())),
+              RMM_STATUS_SUCCESS);
+    stream_.synchronize();
+    EXPECT_EQ(back, host);
+    EXPECT_EQ(plain.live_bytes, 300U);
+    copy2.resize(200, stream_);  // grows through the same reference
+    EXPECT_EQ(plain.live_bytes, 400U);
+    rmm::device_uvector<int> v(10, stream_, ref);
+    EXPECT_EQ(v.memory_resource(), ref);
+    EXPECT_EQ(plain.live_bytes, 440U);
+    rmm::device_scalar<double> sc(1.5, stream_, ref);
+    EXPECT_EQ(sc.value(stream_), 1.5);
+    EXPECT_EQ(plain.live_bytes, 448U);
+  }
+  EXPECT_EQ(plain.live_bytes, 0U);
 }
 
 TEST_F(containers, BufferDefaultResourceIsCurrent)
@@ -591,7 +660,7 @@ TEST_F(containers, ScalarUninitializedThenSet)
     EXPECT_NE(s.data(), nullptr);
     EXPECT_EQ(s.size(), 1U);
     EXPECT_EQ(s.stream(), stream_.view());
-    EXPECT_EQ(counting.outstanding_bytes.load(), sizeof(std::int64_t));
+    EXPECT_EQ(counting.outstanding_bytes.load(), 16U);  // 8 rounded up to 16, as in RMM
     std::int64_t const v = -123456789012LL;
     s.set_value_async(v, stream_);
     EXPECT_EQ(s.value(stream_), v);

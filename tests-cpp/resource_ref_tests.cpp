@@ -103,9 +103,22 @@ TEST(ResourceRef, AllocateDeallocateThroughRefs)
   EXPECT_EQ(mr.deallocations.load(), 4U);
   EXPECT_EQ(mr.outstanding_bytes.load(), 0U);
 
-  // Mixing pointer and ref use sees the same sizes.
-  void* s = mr.allocate(777);
+  // As with CCCL's references in RMM 25.02, a reference asks for alignof(std::max_align_t)
+  // when given no alignment, and the resource sees the size rounded up to it.
+  void* s = ref.allocate_async(777, rmm::cuda_stream_view{});
+  EXPECT_EQ(mr.outstanding_bytes.load(), 784U);
   ref.deallocate_async(s, 777, rmm::cuda_stream_view{});
+  EXPECT_EQ(mr.outstanding_bytes.load(), 0U);
+  void* h = ref.allocate(100);
+  EXPECT_EQ(mr.outstanding_bytes.load(), 112U);
+  ref.deallocate(h, 100);
+  // An explicit alignment rounds to it instead.
+  void* w = ref.allocate_async(300, 128, rmm::cuda_stream_view{});
+  EXPECT_EQ(mr.outstanding_bytes.load(), 384U);
+  ref.deallocate_async(w, 300, 128, rmm::cuda_stream_view{});
+  // Mixing pointer and ref use sees the same sizes when they are multiples of 16.
+  void* m = mr.allocate(784);
+  ref.deallocate_async(m, 784, rmm::cuda_stream_view{});
   EXPECT_EQ(mr.outstanding_bytes.load(), 0U);
 
   EXPECT_THROW((void)ref.allocate(64, 3), rmm::logic_error);

@@ -37,14 +37,15 @@ namespace rmm {
  * A moved-from buffer is empty: `data() == nullptr`, `size() == 0`, `capacity() == 0`, and its
  * stream is the default stream. It may be destroyed, assigned to, or reused (e.g. `resize`).
  *
- * @note The memory resource is held as `rmm::mr::device_memory_resource*` and must outlive the
- * buffer. Constructors take either a resource pointer (hipMM 23.12 style) or a
- * `device_async_resource_ref` (hipMM 25.02 style) that refers to a device_memory_resource.
+ * @note The memory resource is held as a `device_async_resource_ref` (as in RMM 25.02) and must
+ * outlive the buffer. Constructors take a reference or a resource pointer. Memory is
+ * allocated and freed through the reference, as RMM does, so the resource sees the size
+ * rounded up to `alignof(std::max_align_t)` (the reference's default alignment).
  */
 class device_buffer {
  public:
   /// @brief An empty buffer: no memory, size 0, default stream, the current device resource.
-  device_buffer() : mr_{mr::get_current_device_resource()} {}
+  device_buffer() : mr_{mr::get_current_device_resource_ref()} {}
 
   /**
    * @brief Allocates @p size bytes of uninitialized memory on @p stream.
@@ -57,9 +58,8 @@ class device_buffer {
   explicit device_buffer(std::size_t size,
                          cuda_stream_view stream,
                          mr::device_memory_resource* mr = mr::get_current_device_resource())
-    : stream_{stream}, mr_{checked_mr(mr)}
+    : device_buffer{size, stream, checked_mr(mr)}
   {
-    allocate_async(size);
   }
 
   /**
@@ -76,19 +76,8 @@ class device_buffer {
                 std::size_t size,
                 cuda_stream_view stream,
                 mr::device_memory_resource* mr = mr::get_current_device_resource())
-    : stream_{stream}, mr_{checked_mr(mr)}
+    : device_buffer{source_data, size, stream, checked_mr(mr)}
   {
-    if (source_data == nullptr && size > 0) {
-      throw rmm::logic_error{"device_buffer: copy from a null pointer"};
-    }
-    allocate_async(size);
-    // A constructor that throws runs no destructor: give the memory back first.
-    try {
-      copy_async(source_data, size);
-    } catch (...) {
-      deallocate_async();
-      throw;
-    }
   }
 
   /**
@@ -109,57 +98,55 @@ class device_buffer {
   }
 
   /**
-   * @brief As the pointer form, with the resource given as a reference (hipMM 25.02 style).
+   * @brief As the pointer form, with the resource given as a reference (RMM 25.02's form);
+   * the reference may be to any device-accessible, stream-ordered resource.
    * @param size Bytes to allocate
    * @param stream Stream of the allocation (and of later operations)
-   * @param mr Reference to a device_memory_resource (must outlive the buffer)
-   * @throws rmm::logic_error when @p mr does not refer to a device_memory_resource
+   * @param mr The resource (must outlive the buffer)
+   * @throws rmm::bad_alloc when the allocation fails
    */
   device_buffer(std::size_t size, cuda_stream_view stream, device_async_resource_ref mr)
-    : device_buffer{size, stream, resource_of(mr)}
+    : stream_{stream}, mr_{mr}
   {
+    allocate_async(size);
   }
 
   /**
-   * @brief As the pointer form, with the resource given as a reference (hipMM 25.02 style).
+   * @brief As the pointer form, with the resource given as a reference (RMM 25.02's form).
    * @param source_data Host or device memory to copy from (at least @p size bytes)
    * @param size Bytes to allocate and copy
    * @param stream Stream of the allocation and the copy
-   * @param mr Reference to a device_memory_resource (must outlive the buffer)
+   * @param mr The resource (must outlive the buffer)
+   * @throws rmm::logic_error when @p source_data is null and @p size is not 0
    */
   device_buffer(void const* source_data,
                 std::size_t size,
                 cuda_stream_view stream,
                 device_async_resource_ref mr)
-    : device_buffer{source_data, size, stream, resource_of(mr)}
+    : stream_{stream}, mr_{mr}
   {
+    if (source_data == nullptr && size > 0) {
+      throw rmm::logic_error{"device_buffer: copy from a null pointer"};
+    }
+    allocate_async(size);
+    // A constructor that throws runs no destructor: give the memory back first.
+    try {
+      copy_async(source_data, size);
+    } catch (...) {
+      deallocate_async();
+      throw;
+    }
   }
 
   /**
-   * @brief As the pointer form, with the resource given as a reference (hipMM 25.02 style).
+   * @brief As the pointer form, with the resource given as a reference (RMM 25.02's form).
    * @param other Buffer to copy
    * @param stream Stream of the allocation and the copy
-   * @param mr Reference to a device_memory_resource (must outlive the buffer)
+   * @param mr The resource (must outlive the buffer)
    */
   device_buffer(device_buffer const& other, cuda_stream_view stream, device_async_resource_ref mr)
-    : device_buffer{other, stream, resource_of(mr)}
+    : device_buffer{other.data(), other.size(), stream, mr}
   {
-  }
-
-  /**
-   * @brief The device_memory_resource a reference refers to.
-   * @param mr A resource reference
-   * @return The resource
-   * @throws rmm::logic_error when @p mr refers to something else
-   */
-  static mr::device_memory_resource* resource_of(device_async_resource_ref mr)
-  {
-    auto* r = mr.as_device_memory_resource();
-    if (r == nullptr) {
-      throw rmm::logic_error(
-        "device containers need a reference to an rmm::mr::device_memory_resource");
-    }
-    return r;
   }
 
   device_buffer(device_buffer const&)            = delete;
@@ -301,15 +288,15 @@ class device_buffer {
 
   /**
    * @brief The resource the memory comes from.
-   * @return The resource (hipMM 23.12 style pointer)
+   * @return A reference to it (RMM 25.02's return type)
    */
-  [[nodiscard]] mr::device_memory_resource* memory_resource() const noexcept { return mr_; }
+  [[nodiscard]] device_async_resource_ref memory_resource() const noexcept { return mr_; }
 
  private:
-  static mr::device_memory_resource* checked_mr(mr::device_memory_resource* mr)
+  static device_async_resource_ref checked_mr(mr::device_memory_resource* mr)
   {
     if (mr == nullptr) { throw rmm::logic_error{"device_buffer: null memory resource"}; }
-    return mr;
+    return device_async_resource_ref{mr};
   }
 
   // Allocation on the current device (the one recorded in device_).
@@ -317,7 +304,7 @@ class device_buffer {
   {
     size_     = bytes;
     capacity_ = bytes;
-    data_     = (bytes > 0) ? mr_->allocate(bytes, stream_) : nullptr;
+    data_     = (bytes > 0) ? mr_.allocate_async(bytes, stream_) : nullptr;
   }
 
   void copy_async(void const* source, std::size_t bytes)
@@ -331,17 +318,17 @@ class device_buffer {
   void reallocate(std::size_t new_capacity)
   {
     cuda_set_device_raii const dev{device_};
-    void* const new_data = (new_capacity > 0) ? mr_->allocate(new_capacity, stream_) : nullptr;
+    void* const new_data = (new_capacity > 0) ? mr_.allocate_async(new_capacity, stream_) : nullptr;
     std::size_t const keep = size_ < new_capacity ? size_ : new_capacity;
     if (keep > 0) {
       rmm_status_t const status =
         rmm_memcpy_async(new_data, data_, keep, detail::to_c_stream(stream_.value()));
       if (status != RMM_STATUS_SUCCESS) {
-        mr_->deallocate(new_data, new_capacity, stream_);
+        mr_.deallocate_async(new_data, new_capacity, stream_);
         detail::check(status);
       }
     }
-    if (capacity_ > 0) { mr_->deallocate(data_, capacity_, stream_); }
+    if (capacity_ > 0) { mr_.deallocate_async(data_, capacity_, stream_); }
     data_     = new_data;
     capacity_ = new_capacity;
     if (size_ > new_capacity) { size_ = new_capacity; }
@@ -349,10 +336,10 @@ class device_buffer {
 
   void deallocate_async() noexcept
   {
-    if (capacity_ > 0 && mr_ != nullptr) {
+    if (capacity_ > 0) {
       try {
         cuda_set_device_raii const dev{device_};
-        mr_->deallocate(data_, capacity_, stream_);
+        mr_.deallocate_async(data_, capacity_, stream_);
       } catch (std::exception const& e) {
         std::fprintf(stderr, "rmm: device_buffer deallocation failed: %s\n", e.what());
       }
@@ -366,7 +353,7 @@ class device_buffer {
   std::size_t size_{0};
   std::size_t capacity_{0};
   cuda_stream_view stream_{};
-  mr::device_memory_resource* mr_{nullptr};
+  device_async_resource_ref mr_;
   cuda_device_id device_{get_current_cuda_device()};
 };
 

@@ -24,8 +24,8 @@ namespace rmm {
  * deleted).
  *
  * @tparam T Value type; must be trivially copyable
- * @note The memory resource is held as `rmm::mr::device_memory_resource*` (hipMM 23.12
- * style); `device_async_resource_ref` overloads are to be added with resource_ref.
+ * @note The memory resource is held as a `device_async_resource_ref` (RMM 25.02); constructors
+ * take a reference or a resource pointer.
  */
 template <typename T>
 class device_scalar {
@@ -92,26 +92,27 @@ class device_scalar {
   }
 
   /**
-   * @brief As the pointer form, with the resource given as a reference (hipMM 25.02 style).
+   * @brief As the pointer form, with the resource given as a reference (RMM 25.02's form).
    * @param stream Stream of the allocation (and of later operations)
-   * @param mr Reference to a device_memory_resource (must outlive the scalar)
+   * @param mr The resource (must outlive the scalar)
    */
   device_scalar(cuda_stream_view stream, device_async_resource_ref mr)
-    : device_scalar{stream, device_buffer::resource_of(mr)}
+    : storage_{1, stream, mr}
   {
   }
 
   /**
-   * @brief As the pointer form, with the resource given as a reference (hipMM 25.02 style).
+   * @brief As the pointer form, with the resource given as a reference (RMM 25.02's form).
    * @param initial_value Host value to copy
    * @param stream Stream of the allocation and the copy
-   * @param mr Reference to a device_memory_resource (must outlive the scalar)
+   * @param mr The resource (must outlive the scalar)
    */
   device_scalar(value_type const& initial_value,
                 cuda_stream_view stream,
                 device_async_resource_ref mr)
-    : device_scalar{initial_value, stream, device_buffer::resource_of(mr)}
+    : storage_{1, stream, mr}
   {
+    set_value_async(initial_value, stream);
   }
 
   /**
@@ -119,10 +120,10 @@ class device_scalar {
    * a reference (RMM 25.02 style).
    * @param other Scalar to copy
    * @param stream Stream of the allocation and the copy
-   * @param mr Reference to a device_memory_resource (must outlive the scalar)
+   * @param mr The resource (must outlive the scalar)
    */
   device_scalar(device_scalar const& other, cuda_stream_view stream, device_async_resource_ref mr)
-    : device_scalar{other, stream, device_buffer::resource_of(mr)}
+    : storage_{other.storage_, stream, mr}
   {
   }
 

@@ -38,8 +38,8 @@ namespace rmm {
  * A moved-from vector is empty (size 0, null data).
  *
  * @tparam T Element type; must be trivially copyable
- * @note The memory resource is held as `rmm::mr::device_memory_resource*` (hipMM 23.12
- * style); `device_async_resource_ref` overloads are to be added with resource_ref.
+ * @note The memory resource is held as a `device_async_resource_ref` (RMM 25.02); constructors
+ * take a reference or a resource pointer.
  */
 template <typename T>
 class device_uvector {
@@ -98,24 +98,24 @@ class device_uvector {
   }
 
   /**
-   * @brief As the pointer form, with the resource given as a reference (hipMM 25.02 style).
+   * @brief As the pointer form, with the resource given as a reference (RMM 25.02's form).
    * @param size Number of elements
    * @param stream Stream of the allocation (and of later operations)
-   * @param mr Reference to a device_memory_resource (must outlive the vector)
+   * @param mr The resource (must outlive the vector)
    */
   device_uvector(std::size_t size, cuda_stream_view stream, device_async_resource_ref mr)
-    : device_uvector{size, stream, device_buffer::resource_of(mr)}
+    : storage_{elements_to_bytes(size), stream, mr}
   {
   }
 
   /**
-   * @brief As the pointer form, with the resource given as a reference (hipMM 25.02 style).
+   * @brief As the pointer form, with the resource given as a reference (RMM 25.02's form).
    * @param other Vector to copy
    * @param stream Stream of the allocation and the copy
-   * @param mr Reference to a device_memory_resource (must outlive the vector)
+   * @param mr The resource (must outlive the vector)
    */
   device_uvector(device_uvector const& other, cuda_stream_view stream, device_async_resource_ref mr)
-    : device_uvector{other, stream, device_buffer::resource_of(mr)}
+    : storage_{other.storage_, stream, mr}
   {
   }
 
@@ -329,9 +329,9 @@ class device_uvector {
 
   /**
    * @brief The resource the storage comes from.
-   * @return The resource (hipMM 23.12 style pointer)
+   * @return A reference to it (RMM 25.02's return type)
    */
-  [[nodiscard]] mr::device_memory_resource* memory_resource() const noexcept
+  [[nodiscard]] device_async_resource_ref memory_resource() const noexcept
   {
     return storage_.memory_resource();
   }

@@ -65,51 +65,33 @@ struct resource_ref_vtable {
   rmm::mr::device_memory_resource* (*as_device)(void* obj);  ///< null unless a device resource
 };
 
-/// @brief Whether @p alignment is valid; throws rmm::logic_error otherwise.
-inline void check_ref_alignment(std::size_t alignment)
-{
-  RMM_EXPECTS(rmm::is_supported_alignment(alignment), "alignment must be a power of two");
-}
+/// @brief The alignment a reference asks for when none is given: CCCL's
+/// (`alignof(max_align_t)`), which RMM 25.02's references use. A device_memory_resource then
+/// sees sizes rounded up to it; its memory is 256-byte aligned anyway.
+inline constexpr std::size_t ref_default_alignment = alignof(std::max_align_t);
 
 /**
  * @brief Table for device_memory_resource (and every class derived from it).
  *
- * Alignments up to 256 bytes (every device allocation's alignment) go straight to
- * allocate(bytes, stream)/deallocate(ptr, bytes, stream), so that memory allocated through a
- * reference and freed through the resource's pointer (or the other way round) is seen with
- * the same size by adaptors. Larger alignments use allocate_async(bytes, alignment, stream).
+ * Every call goes through the resource's alignment-taking functions, as CCCL's references do
+ * in RMM 25.02: the resource sees the size rounded up to the alignment (16 bytes for the
+ * references' default), and so do the statistics, tracking and logging adaptors.
  */
 inline resource_ref_vtable const* device_mr_vtable() noexcept
 {
   using dmr = rmm::mr::device_memory_resource;
   static constexpr resource_ref_vtable table{
     [](void* obj, std::size_t bytes, std::size_t alignment) -> void* {
-      check_ref_alignment(alignment);
-      auto* mr = static_cast<dmr*>(obj);
-      if (alignment <= CUDA_ALLOCATION_ALIGNMENT) { return mr->allocate(bytes, cuda_stream_view{}); }
-      return mr->allocate_async(bytes, alignment, cuda_stream_view{});
+      return static_cast<dmr*>(obj)->allocate_async(bytes, alignment, cuda_stream_view{});
     },
     [](void* obj, void* ptr, std::size_t bytes, std::size_t alignment) {
-      auto* mr = static_cast<dmr*>(obj);
-      if (alignment <= CUDA_ALLOCATION_ALIGNMENT) {
-        mr->deallocate(ptr, bytes, cuda_stream_view{});
-      } else {
-        mr->deallocate_async(ptr, bytes, alignment, cuda_stream_view{});
-      }
+      static_cast<dmr*>(obj)->deallocate_async(ptr, bytes, alignment, cuda_stream_view{});
     },
     [](void* obj, std::size_t bytes, std::size_t alignment, cuda_stream_view stream) -> void* {
-      check_ref_alignment(alignment);
-      auto* mr = static_cast<dmr*>(obj);
-      if (alignment <= CUDA_ALLOCATION_ALIGNMENT) { return mr->allocate(bytes, stream); }
-      return mr->allocate_async(bytes, alignment, stream);
+      return static_cast<dmr*>(obj)->allocate_async(bytes, alignment, stream);
     },
     [](void* obj, void* ptr, std::size_t bytes, std::size_t alignment, cuda_stream_view stream) {
-      auto* mr = static_cast<dmr*>(obj);
-      if (alignment <= CUDA_ALLOCATION_ALIGNMENT) {
-        mr->deallocate(ptr, bytes, stream);
-      } else {
-        mr->deallocate_async(ptr, bytes, alignment, stream);
-      }
+      static_cast<dmr*>(obj)->deallocate_async(ptr, bytes, alignment, stream);
     },
     [](void const* lhs, void const* rhs) -> bool {
       return static_cast<dmr const*>(lhs)->is_equal(*static_cast<dmr const*>(rhs));
@@ -348,13 +330,13 @@ class basic_resource_ref {
    * @brief Allocates @p bytes aligned to @p alignment (synchronously, on the default stream
    * for device resources).
    * @param bytes The size
-   * @param alignment A power of two (default 256)
+   * @param alignment A power of two (default `alignof(std::max_align_t)`)
    * @return The memory
    * @throws rmm::logic_error for an unsupported alignment; rmm::bad_alloc /
    * rmm::out_of_memory when the memory cannot be allocated
    */
   [[nodiscard]] void* allocate(std::size_t bytes,
-                               std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT) const
+                               std::size_t alignment = detail::ref_default_alignment) const
   {
     return vtable_->allocate(obj_, bytes, alignment);
   }
@@ -367,7 +349,7 @@ class basic_resource_ref {
    */
   void deallocate(void* ptr,
                   std::size_t bytes,
-                  std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT) const
+                  std::size_t alignment = detail::ref_default_alignment) const
   {
     vtable_->deallocate(obj_, ptr, bytes, alignment);
   }
@@ -388,7 +370,8 @@ class basic_resource_ref {
   }
 
   /**
-   * @brief Allocates @p bytes (256-byte aligned), ordered on @p stream.
+   * @brief Allocates @p bytes with the default alignment (`alignof(std::max_align_t)`), ordered
+   * on @p stream.
    * @param bytes The size
    * @param stream The stream
    * @return The memory
@@ -396,7 +379,7 @@ class basic_resource_ref {
   template <bool A = Async, std::enable_if_t<A, int> = 0>
   [[nodiscard]] void* allocate_async(std::size_t bytes, cuda_stream_view stream) const
   {
-    return vtable_->allocate_async(obj_, bytes, CUDA_ALLOCATION_ALIGNMENT, stream);
+    return vtable_->allocate_async(obj_, bytes, detail::ref_default_alignment, stream);
   }
 
   /**
@@ -424,7 +407,7 @@ class basic_resource_ref {
   template <bool A = Async, std::enable_if_t<A, int> = 0>
   void deallocate_async(void* ptr, std::size_t bytes, cuda_stream_view stream) const
   {
-    vtable_->deallocate_async(obj_, ptr, bytes, CUDA_ALLOCATION_ALIGNMENT, stream);
+    vtable_->deallocate_async(obj_, ptr, bytes, detail::ref_default_alignment, stream);
   }
 
 #if defined(RMM_HAS_CUDA_MR)
@@ -462,13 +445,13 @@ class basic_resource_ref {
   // CCCL 3.1 renamed the interface: allocate_sync/deallocate_sync for the synchronous
   // functions, allocate/deallocate with the stream first for the stream-ordered ones.
   [[nodiscard]] void* allocate_sync(std::size_t bytes,
-                                    std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT) const
+                                    std::size_t alignment = detail::ref_default_alignment) const
   {
     return allocate(bytes, alignment);
   }
   void deallocate_sync(void* ptr,
                        std::size_t bytes,
-                       std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT) const noexcept
+                       std::size_t alignment = detail::ref_default_alignment) const noexcept
   {
     deallocate(ptr, bytes, alignment);
   }
@@ -477,7 +460,7 @@ class basic_resource_ref {
             std::enable_if_t<A && std::is_same_v<S, ::cuda::stream_ref>, int> = 0>
   [[nodiscard]] void* allocate(S stream,
                                std::size_t bytes,
-                               std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT) const
+                               std::size_t alignment = detail::ref_default_alignment) const
   {
     return allocate_async(bytes, alignment, cuda_stream_view{stream.get()});
   }
@@ -487,7 +470,7 @@ class basic_resource_ref {
   void deallocate(S stream,
                   void* ptr,
                   std::size_t bytes,
-                  std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT) const noexcept
+                  std::size_t alignment = detail::ref_default_alignment) const noexcept
   {
     deallocate_async(ptr, bytes, alignment, cuda_stream_view{stream.get()});
   }

@@ -3,7 +3,13 @@
 Every failure of a C call becomes an ``RMMError`` (constructed, as in RMM, with
 ``(errcode, msg)``; ``errcode`` is the C ABI's ``rmm_status_t`` value). Some also derive
 from the built-in exception that Python code already catches for that kind of failure:
-an out-of-memory is a ``MemoryError``, an invalid argument a ``ValueError``.
+an out-of-memory is a ``MemoryError``, an invalid argument a ``ValueError``. Every failure
+that RMM's Cython modules raise as a ``RuntimeError`` (C++ logic and runtime errors) is one
+here too, so code written for RMM catches the same failures.
+
+An exception raised by a Python callback reaches the caller as RMM's wrappers pass it on: a
+``MemoryError`` or ``RuntimeError`` as it is, any other as a ``CallbackError`` (a
+``RuntimeError``) with its message, chained to it.
 """
 
 
@@ -16,7 +22,7 @@ class RMMError(Exception):
         super().__init__(msg)
 
 
-class InvalidArgumentError(RMMError, ValueError):
+class InvalidArgumentError(RMMError, ValueError, RuntimeError):
     """librmm.so rejected an argument (RMM_STATUS_INVALID_ARGUMENT)."""
 
 
@@ -32,11 +38,11 @@ class OutOfMemoryError(BadAllocError):
     """
 
 
-class CUDAError(RMMError):
+class CUDAError(RMMError, RuntimeError):
     """A GPU runtime call failed (RMM's cuda_error)."""
 
 
-class NoRuntimeError(RMMError):
+class NoRuntimeError(RMMError, RuntimeError):
     """No usable GPU runtime or device (set RMM_RUNTIME=host for the host emulation)."""
 
 
@@ -44,7 +50,7 @@ class UnsupportedError(RMMError, NotImplementedError):
     """The runtime or device lacks a feature that the call needs."""
 
 
-class CallbackError(RMMError):
+class CallbackError(RMMError, RuntimeError):
     """A user callback reported a failure."""
 
 

@@ -10,7 +10,9 @@ use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{
+    PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PySystemExit, PyTypeError, PyValueError,
+};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -208,9 +210,40 @@ fn check(status: Status) -> Result<(), Failure> {
     }
 }
 
+/// The exception a Python callback's `err` becomes for the caller, as in RMM's Cython
+/// wrappers: a MemoryError or a RuntimeError as it is, anything else a RuntimeError (here
+/// `CallbackError`, chained to it) with its message. KeyboardInterrupt and SystemExit pass
+/// through, so that Ctrl-C still stops the program.
+fn from_callback(py: Python<'_>, err: PyErr) -> PyErr {
+    let value = err.value(py);
+    if value.is_instance_of::<PyMemoryError>()
+        || value.is_instance_of::<PyRuntimeError>()
+        || value.is_instance_of::<PyKeyboardInterrupt>()
+        || value.is_instance_of::<PySystemExit>()
+    {
+        return err;
+    }
+    let message = value
+        .str()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match py
+        .import("rmm._exceptions")
+        .and_then(|m| m.getattr("CallbackError"))
+        .and_then(|cls| cls.call1((CALLBACK_FAILED, message)))
+    {
+        Ok(exc) => {
+            let wrapped = PyErr::from_value(exc);
+            wrapped.set_cause(py, Some(err));
+            wrapped
+        }
+        Err(e) => e,
+    }
+}
+
 fn to_pyerr(py: Python<'_>, f: Failure) -> PyErr {
     if let Some(err) = PENDING.with(|p| p.borrow_mut().take()) {
-        return err;
+        return from_callback(py, err);
     }
     let class = match f.status {
         INVALID_ARGUMENT => "InvalidArgumentError",
@@ -950,7 +983,8 @@ extern "C" fn cb_failure(bytes: usize, arg: *mut c_void) -> bool {
         |py| match f.call1(py, (bytes,)).and_then(|v| v.is_truthy(py)) {
             Ok(b) => b,
             Err(e) => {
-                e.write_unraisable(py, None);
+                // No retry; the allocation's caller gets the exception (as in RMM).
+                PENDING.with(|p| *p.borrow_mut() = Some(e));
                 false
             }
         },

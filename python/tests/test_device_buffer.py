@@ -91,6 +91,28 @@ def test_pickle():
     assert isinstance(c, rmm.DeviceBuffer)
     assert c.tobytes() == b"pickled bytes"
     assert c.ptr != b.ptr
+    # Protocol 5 passes the contents out of band, as RMM's (a numpy array in __reduce__).
+    buffers = []
+    data = pickle.dumps(b, protocol=5, buffer_callback=buffers.append)
+    assert len(buffers) == 1 and isinstance(buffers[0], pickle.PickleBuffer)
+    assert bytes(buffers[0]) == b"pickled bytes"
+    assert pickle.loads(data, buffers=buffers).tobytes() == b"pickled bytes"
+
+
+def test_host_buffers_must_be_one_dimensional_unsigned_bytes():
+    # RMM's functions take `unsigned char[::1]`: other formats, more dimensions or strides
+    # are a ValueError, objects without the buffer protocol a TypeError.
+    for bad in (np.ones(2, "u2"), np.ones((2, 2), "u1"), np.ones(4, "u1")[::2], np.ones(2, "i1")):
+        with pytest.raises(ValueError):
+            rmm.DeviceBuffer.to_device(bad)
+        with pytest.raises(ValueError):
+            rmm.DeviceBuffer(size=4).copy_from_host(bad)
+        with pytest.raises(ValueError):
+            rmm.DeviceBuffer(size=4).copy_to_host(bad)
+    with pytest.raises(TypeError):
+        rmm.DeviceBuffer.to_device([1, 2, 3])
+    for good in (b"abc", bytearray(b"abc"), memoryview(b"abc"), np.arange(3, dtype="u1")):
+        assert rmm.DeviceBuffer.to_device(good).tobytes() == bytes(good)
 
 
 def test_stream_argument():
@@ -149,8 +171,22 @@ def test_prefetch_bad_arguments():
 def test_memory_returned():
     st = mr.StatisticsResourceAdaptor(mr.CudaMemoryResource())
     b = rmm.DeviceBuffer(size=1000, mr=st)
-    assert st.allocation_counts.current_bytes == 1000
+    # The resource sees the size rounded up to 16 bytes, as through RMM's C++ device_buffer
+    # (RMM 25.02's own test_statistics.py counts 16 for a DeviceBuffer of 10).
+    assert st.allocation_counts.current_bytes == 1008
+    assert (b.size, b.nbytes, b.capacity()) == (1000, 1000, 1000)
     b.resize(5000)
-    assert st.allocation_counts.current_bytes == 5000
+    assert st.allocation_counts.current_bytes == 5008
+    assert (b.size, b.capacity()) == (5000, 5000)
+    b.resize(10)  # within the capacity: no reallocation
+    assert (b.size, b.capacity()) == (10, 5000)
+    assert st.allocation_counts.current_bytes == 5008
+    b.reserve(5001)
+    assert (b.size, b.capacity()) == (10, 5001)
+    assert st.allocation_counts.current_bytes == 5008  # 5001 rounds to 5008 too
     del b
     assert st.allocation_counts.current_bytes == 0
+    for size, expected in ((1, 16), (16, 16), (17, 32), (20, 32)):
+        b = rmm.DeviceBuffer(size=size, mr=st)
+        assert st.allocation_counts.current_bytes == expected
+        del b

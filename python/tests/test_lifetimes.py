@@ -46,7 +46,8 @@ def test_cycle_through_callback_bound_methods():
     tracking = mr.TrackingResourceAdaptor(mr.CudaMemoryResource())
     owner = Owner(tracking)
     owner.buffers.append(rmm.DeviceBuffer(size=3000, mr=owner.mr))
-    assert tracking.get_allocated_bytes() == 4000
+    # DeviceBuffers ask for their size rounded up to 16 bytes, as RMM's do: 1008 + 3008.
+    assert tracking.get_allocated_bytes() == 4016
     refs = [weakref.ref(owner), weakref.ref(owner.mr), weakref.ref(owner.buffers[0])]
     del owner
     gc.collect()
@@ -156,7 +157,7 @@ def test_registry_keeps_the_resource_until_replaced():
     del tracking
     assert not collected(ref)  # the registry holds it (as RMM)
     buf = rmm.DeviceBuffer(size=100)
-    assert stats.allocation_counts.current_bytes == 100
+    assert stats.allocation_counts.current_bytes == 112  # rounded up to 16, as RMM's
     mr.set_current_device_resource(mr.CudaMemoryResource())
     del buf
     assert collected(ref)
@@ -173,6 +174,6 @@ def test_callback_resource_used_from_c_after_collection():
     tracking = _ffi.tracking_create(cb._handle)
     del cb
     gc.collect()
-    with pytest.raises(ReferenceError, match="garbage collected"):
+    with pytest.raises(RuntimeError, match="garbage collected"):
         _ffi.allocate(tracking, 100)
     tracking.release()

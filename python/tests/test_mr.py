@@ -159,21 +159,37 @@ def test_callback_memory_resource():
 
 
 def test_callback_exception_reaches_caller():
+    # As through RMM's Cython wrappers: MemoryError and RuntimeError reach the caller as they
+    # are, any other exception as a RuntimeError with its message (chained to it here).
     class Boom(Exception):
         pass
 
+    raised = []
+
     def allocate(size, stream):
-        raise Boom("no memory today")
+        raise raised[-1]
 
     cb = mr.CallbackMemoryResource(allocate, lambda p, s, st: None)
-    with pytest.raises(Boom, match="no memory today"):
+    raised.append(Boom("no memory today"))
+    with pytest.raises(RuntimeError, match="no memory today") as e:
         cb.allocate(10)
+    assert isinstance(e.value, rmm.RMMError)
+    assert e.value.__cause__ is raised[-1]
+    raised.append(BaseException("base"))
+    with pytest.raises(RuntimeError, match="base"):
+        rmm.DeviceBuffer(size=256, mr=cb)
+    for exc in (MemoryError("mem"), RuntimeError("rt"), KeyboardInterrupt()):
+        raised.append(exc)
+        with pytest.raises(type(exc)) as e:
+            cb.allocate(10)
+        assert e.value is exc
 
 
 def test_callback_bad_return():
     cb = mr.CallbackMemoryResource(lambda s, st: "nope", lambda p, s, st: None)
-    with pytest.raises(TypeError):
+    with pytest.raises(RuntimeError, match="must return the pointer as an int") as e:
         cb.allocate(10)
+    assert isinstance(e.value.__cause__, TypeError)
 
 
 def test_failure_callback_retries():
@@ -192,6 +208,74 @@ def test_failure_callback_retries():
     p = fc.allocate(MiB // 2)
     assert seen == [MiB // 2]
     fc.deallocate(p, MiB // 2)
+
+
+def test_failure_callback_exception_reaches_the_caller():
+    # RMM's test_failure_callback_resource_adaptor_error: no retry, the caller gets it.
+    lim = mr.LimitingResourceAdaptor(cuda(), MiB)
+
+    def on_oom(nbytes):
+        raise RuntimeError("MyError")
+
+    fc = mr.FailureCallbackResourceAdaptor(lim, on_oom)
+    with pytest.raises(RuntimeError, match="MyError"):
+        rmm.DeviceBuffer(size=2 * MiB, mr=fc)
+    assert lim.get_allocated_bytes() == 0
+    buf = rmm.DeviceBuffer(size=MiB // 2, mr=fc)  # the adaptor still works
+    assert lim.get_allocated_bytes() == MiB // 2
+    del buf
+
+
+def test_tracking_report_is_rmms_format():
+    tr = mr.TrackingResourceAdaptor(cuda())
+    assert tr.get_outstanding_allocations_str() == ""
+    buf = rmm.DeviceBuffer(size=1000, mr=tr)
+    assert tr.get_outstanding_allocations_str() == f"{buf.ptr:#x}: 1008 B\n"
+    del buf
+    assert tr.get_outstanding_allocations_str() == ""
+
+
+def test_pool_size_errors_are_runtime_errors_with_rmms_words():
+    # RMM raises these as RuntimeError (C++ logic_error through Cython); its tests match
+    # the words.
+    try:
+        with pytest.raises(RuntimeError, match="Initial pool size exceeds the maximum pool size"):
+            rmm.reinitialize(
+                pool_allocator=True, initial_pool_size=1 << 11, maximum_pool_size=1 << 10
+            )
+    finally:
+        rmm.reinitialize()
+    with pytest.raises(RuntimeError, match="Initial pool size required to be a multiple of 256"):
+        mr.PoolMemoryResource(cuda(), initial_pool_size=1000)
+    with pytest.raises(ValueError, match="Maximum pool size required to be a multiple of 256"):
+        mr.PoolMemoryResource(cuda(), initial_pool_size=256, maximum_pool_size=1000)
+
+
+def test_logging_levels_take_level_enum_members_only():
+    from rmm.pylibrmm.logger import level_enum
+
+    before = rmm.get_logging_level()
+    try:
+        for level in level_enum:  # n_levels included, as RMM's test_valid_logging_level
+            rmm.set_logging_level(level)
+            assert rmm.get_logging_level() == level
+            rmm.set_flush_level(level)
+            assert rmm.get_flush_level() == level
+            assert isinstance(rmm.should_log(level), bool)
+        rmm.set_logging_level(level_enum.n_levels)
+        assert not rmm.should_log(level_enum.critical)
+        rmm.set_logging_level(level_enum.trace)
+        assert rmm.should_log(level_enum.debug)
+        for bad in ("INFO", 3, True, None, 1.5, [1]):
+            with pytest.raises(TypeError):
+                rmm.set_logging_level(bad)
+            with pytest.raises(TypeError):
+                rmm.set_flush_level(bad)
+            with pytest.raises(TypeError):
+                rmm.should_log(bad)
+    finally:
+        rmm.set_logging_level(before)
+        rmm.set_flush_level(level_enum.warn)
 
 
 def test_adaptor_keeps_upstream_alive():

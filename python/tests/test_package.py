@@ -3,6 +3,7 @@ import os
 import pytest
 
 import importlib
+import subprocess
 import sys
 import warnings
 
@@ -61,8 +62,21 @@ def test_exceptions_hierarchy():
     assert issubclass(OutOfMemoryError, MemoryError)
     assert issubclass(OutOfMemoryError, rmm.RMMError)
     assert issubclass(InvalidArgumentError, ValueError)
+    # What RMM raises as RuntimeError (C++ logic and runtime errors through Cython) is one.
+    from rmm._exceptions import CallbackError, CUDAError, NoRuntimeError, UnsupportedError
+
+    for cls in (InvalidArgumentError, CallbackError, CUDAError, NoRuntimeError, UnsupportedError):
+        assert issubclass(cls, RuntimeError), cls
+    assert not issubclass(OutOfMemoryError, RuntimeError)
     e = rmm.RMMError(3, "boom")
     assert e.errcode == 3 and str(e) == "boom"
+
+
+def test_import_rmm_makes_cuda_gpu_reachable():
+    # RMM's own tests use rmm._cuda.gpu after a bare `import rmm`.
+    code = "import rmm; print(rmm._cuda.gpu.getDevice())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "0"
 
 
 def test_old_stream_module_warns_as_rmms_does():

@@ -273,9 +273,9 @@ fn tracking_lists_exactly_the_outstanding_set() {
         (6..=10).map(|i| i * 1000).sum::<usize>()
     );
     let report = t.outstanding_allocations_str();
-    assert!(report.contains("Outstanding Allocations: 5"), "{report}");
+    assert_eq!(report.lines().count(), 5, "{report}");
     assert!(
-        report.contains(&format!("{:#x}: 6000 B", live[0].0 as usize)),
+        report.contains(&format!("{:#x}: 6000 B\n", live[0].0 as usize)),
         "{report}"
     );
     t.log_outstanding_allocations();
@@ -298,6 +298,8 @@ fn tracking_lists_exactly_the_outstanding_set() {
     }
     assert_eq!(t.outstanding_count(), 0);
     assert_eq!(t.allocated_bytes(), 0);
+    // RMM's report is empty when nothing is outstanding.
+    assert_eq!(t.outstanding_allocations_str(), "");
 }
 
 #[test]
@@ -307,8 +309,14 @@ fn tracking_captures_stacks_when_asked() {
     let out = t.outstanding_allocations();
     let stack = out[&p].stack.clone().expect("a stack");
     assert!(!stack.is_empty());
-    assert!(t.outstanding_allocations_str().len() > 30);
+    let report = t.outstanding_allocations_str();
+    assert!(
+        report.starts_with(&format!("{:#x}: 256 B : callstack:\n", p as usize)),
+        "{report}"
+    );
+    assert!(report.len() > 40, "{report}");
     t.deallocate(p, 256, S).unwrap();
+    assert_eq!(t.outstanding_allocations_str(), "");
 }
 
 #[test]

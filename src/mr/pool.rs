@@ -1115,19 +1115,21 @@ impl PoolMemoryResource {
     ) -> Result<Self> {
         if initial_pool_size % ALIGN != 0 {
             return Err(Error::invalid(format!(
-                "{NAME}: initial_pool_size = {initial_pool_size} is not a multiple of {ALIGN}"
+                "{NAME}: Initial pool size required to be a multiple of {ALIGN} bytes: \
+                 initial_pool_size = {initial_pool_size}"
             )));
         }
         if let Some(max) = maximum_pool_size {
             if max % ALIGN != 0 {
                 return Err(Error::invalid(format!(
-                    "{NAME}: maximum_pool_size = {max} is not a multiple of {ALIGN}"
+                    "{NAME}: Maximum pool size required to be a multiple of {ALIGN} bytes: \
+                     maximum_pool_size = {max}"
                 )));
             }
             if initial_pool_size > max {
                 return Err(Error::invalid(format!(
-                    "{NAME}: initial_pool_size = {initial_pool_size} exceeds \
-                     maximum_pool_size = {max}"
+                    "{NAME}: Initial pool size exceeds the maximum pool size: \
+                     initial_pool_size = {initial_pool_size} > maximum_pool_size = {max}"
                 )));
             }
         }

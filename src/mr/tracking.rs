@@ -75,8 +75,9 @@ impl TrackingResourceAdaptor {
         self.allocated.load(Ordering::Acquire)
     }
 
-    /// A report of the outstanding allocations, sorted by address: one line per allocation
-    /// (`0x...: N B`), each followed by its stack when captured.
+    /// A report of the outstanding allocations, sorted by address, in RMM's format: one line
+    /// per allocation (`0x...: N B`, then ` : callstack:` and the stack when captured); empty
+    /// when there are none (RMM's Python tests check that).
     pub fn outstanding_allocations_str(&self) -> String {
         let mut entries: Vec<(usize, AllocationInfo)> = self
             .outstanding
@@ -85,27 +86,28 @@ impl TrackingResourceAdaptor {
             .map(|(p, i)| (*p, i.clone()))
             .collect();
         entries.sort_by_key(|e| e.0);
-        let mut s = format!(
-            "Outstanding Allocations: {} ({} bytes)\n",
-            entries.len(),
-            self.allocated_bytes()
-        );
+        let mut s = String::new();
         for (p, info) in entries {
-            let _ = writeln!(s, "{:#x}: {} B", p, info.size);
+            let _ = write!(s, "{:#x}: {} B", p, info.size);
             if let Some(stack) = info.stack {
-                s.push_str(&stack);
-                if !stack.ends_with('\n') {
-                    s.push('\n');
-                }
+                s.push_str(" : callstack:\n");
+                s.push_str(stack.trim_end_matches('\n'));
             }
+            s.push('\n');
         }
         s
     }
 
-    /// Logs [`Self::outstanding_allocations_str`] at debug level (the `log` crate).
+    /// Logs [`Self::outstanding_allocations_str`] at debug level (the `log` crate), after a
+    /// count of them.
     pub fn log_outstanding_allocations(&self) {
         if log::log_enabled!(log::Level::Debug) {
-            log::debug!("{}", self.outstanding_allocations_str());
+            log::debug!(
+                "Outstanding Allocations: {} ({} bytes)\n{}",
+                self.outstanding_count(),
+                self.allocated_bytes(),
+                self.outstanding_allocations_str()
+            );
         }
     }
 }

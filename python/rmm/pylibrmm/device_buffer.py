@@ -8,14 +8,32 @@ from rmm.pylibrmm.helper import check_pointer, check_size
 from rmm.pylibrmm.stream import DEFAULT_STREAM, as_stream
 
 
+# RMM's DeviceBuffer allocates through a C++ resource reference, which asks for
+# alignof(std::max_align_t) alignment: the resource (and so an adaptor's statistics, tracking
+# and log) sees the size rounded up to this, and so does ours.
+_REF_ALIGNMENT = 16
+
+
+def _resource_bytes(size):
+    """The bytes a buffer of ``size`` takes from its resource (RMM's rounding)."""
+    return (size + _REF_ALIGNMENT - 1) & ~(_REF_ALIGNMENT - 1)
+
+
 def _host_view(ary, writable):
-    """(numpy uint8 view, address, nbytes) of a C-contiguous host buffer."""
+    """(numpy uint8 view, address, nbytes) of a host buffer, which must be what RMM's Cython
+    functions take (``unsigned char[::1]``): one dimension of unsigned bytes, contiguous."""
     try:
         view = memoryview(ary)
     except TypeError:
         raise TypeError(f"expected a bytes-like object, not {type(ary).__name__}") from None
+    if view.format.lstrip("@=<>!") != "B":
+        raise ValueError(
+            f"Buffer dtype mismatch, expected 'unsigned char' but got format {view.format!r}"
+        )
+    if view.ndim != 1:
+        raise ValueError(f"Buffer has wrong number of dimensions (expected 1, got {view.ndim})")
     if not view.c_contiguous:
-        raise ValueError("the host buffer must be C-contiguous")
+        raise ValueError("the host buffer must be contiguous")
     if writable and view.readonly:
         raise ValueError("the host buffer must be writable")
     arr = np.frombuffer(view, dtype=np.uint8) if view.nbytes else np.empty(0, np.uint8)
@@ -33,6 +51,7 @@ class DeviceBuffer:
     __slots__ = {
         "_alloc": "the rmm._ffi.Allocation owning the memory",
         "_size": "size in bytes",
+        "_capacity": "capacity in bytes (the resource was asked for it rounded up to 16)",
         "mr": "the memory resource the memory came from (kept alive by the buffer)",
         "stream": "the stream the memory was allocated on",
         "__weakref__": None,
@@ -48,8 +67,9 @@ class DeviceBuffer:
             raise TypeError(f"mr must be a DeviceMemoryResource, not {type(mr).__name__}")
         self.mr = mr
         self.stream = stream
-        self._alloc = _ffi.Allocation(mr._h(), size, stream._handle)
+        self._alloc = _ffi.Allocation(mr._h(), _resource_bytes(size), stream._handle)
         self._size = size
+        self._capacity = size
         if ptr and size:
             _ffi.memcpy(self._alloc.ptr, ptr, size, stream._handle, stream.is_default())
 
@@ -88,8 +108,8 @@ class DeviceBuffer:
         return self._size
 
     def capacity(self):
-        """Bytes allocated (at least ``size``)."""
-        return self._alloc.size
+        """Bytes the buffer can hold without reallocating (at least ``size``)."""
+        return self._capacity
 
     def __len__(self):
         return self._size
@@ -121,7 +141,8 @@ class DeviceBuffer:
         return to_device(b, stream=stream, mr=mr)
 
     def __reduce__(self):
-        return (to_device, (self.tobytes(),))
+        # A numpy array, as RMM's: pickle protocol 5 can then pass it out of band.
+        return (to_device, (self.copy_to_host(),))
 
     def copy(self):
         """A new buffer (same resource and stream) with a copy of the contents."""
@@ -193,16 +214,17 @@ class DeviceBuffer:
     # -- size ----------------------------------------------------------------------------------
 
     def _reallocate(self, capacity, stream):
-        new = _ffi.Allocation(self.mr._h(), capacity, stream._handle)
+        new = _ffi.Allocation(self.mr._h(), _resource_bytes(capacity), stream._handle)
         _ffi.memcpy(new.ptr, self.ptr, min(self._size, capacity), stream._handle, True)
         old, self._alloc = self._alloc, new
+        self._capacity = capacity
         old.free()
 
     def reserve(self, new_capacity, stream=DEFAULT_STREAM):
         """Make the capacity at least ``new_capacity`` bytes (contents kept)."""
         new_capacity = check_size(new_capacity, "new_capacity")
         stream = as_stream(stream)
-        if new_capacity > self._alloc.size:
+        if new_capacity > self._capacity:
             self._reallocate(new_capacity, stream)
 
     def resize(self, new_size, stream=DEFAULT_STREAM):
@@ -210,7 +232,7 @@ class DeviceBuffer:
         memory is reallocated only when the capacity is too small)."""
         new_size = check_size(new_size, "new_size")
         stream = as_stream(stream)
-        if new_size > self._alloc.size:
+        if new_size > self._capacity:
             self._reallocate(new_size, stream)
         self._size = new_size
 

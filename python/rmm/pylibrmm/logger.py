@@ -19,30 +19,39 @@ class level_enum(IntEnum):
 
 
 def _level(level):
-    if isinstance(level, bool) or not isinstance(level, int):
-        raise TypeError(f"level must be a level_enum, not {type(level).__name__}")
-    level = int(level)
-    if not 0 <= level <= 6:
-        raise ValueError(f"level must be between trace (0) and off (6), got {level}")
+    # RMM's functions take level_enum members only: a plain int is a TypeError there too.
+    if not isinstance(level, level_enum):
+        raise TypeError(
+            f"level must be an instance of the level_enum enum, not {type(level).__name__}"
+        )
     return level
 
 
-_flush_level = level_enum.warn
+# Whether the level was set to n_levels: librmm.so's log takes at most off, which logs the
+# same (nothing), but RMM's logger gives n_levels back.
+_past_off = False
 
 
 def set_logging_level(level):
     """Log messages of ``level`` and above."""
-    _ffi.set_debug_log_level(_level(level))
+    global _past_off
+    level = _level(level)
+    _ffi.set_debug_log_level(min(level, level_enum.off))
+    _past_off = level > level_enum.off
 
 
 def get_logging_level():
     """The current logging level."""
-    return level_enum(_ffi.get_debug_log_level())
+    current = level_enum(_ffi.get_debug_log_level())
+    if _past_off and current == level_enum.off:
+        return level_enum.n_levels
+    return current
 
 
 def should_log(level):
     """Whether a message of ``level`` would be logged."""
-    return _level(level) >= _ffi.get_debug_log_level()
+    level = _level(level)
+    return level < level_enum.off and level >= _ffi.get_debug_log_level()
 
 
 def flush_logger():
@@ -56,7 +65,7 @@ def set_flush_level(level):
     Recorded only (``get_flush_level`` returns it): librmm.so's debug log has no flush level,
     it writes every message out as it is logged."""
     global _flush_level
-    _flush_level = level_enum(_level(level))
+    _flush_level = _level(level)
 
 
 def get_flush_level():

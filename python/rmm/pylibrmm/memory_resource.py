@@ -13,6 +13,8 @@ import threading
 import weakref
 
 from rmm import _ffi
+# `import rmm` makes `rmm._cuda.gpu` reachable as an attribute, as RMM's does (its tests use it).
+from rmm._cuda import gpu as _gpu  # noqa: F401
 from rmm._exceptions import InvalidArgumentError
 from rmm.pylibrmm.helper import check_pointer, check_size, parse_size
 from rmm.pylibrmm.stream import DEFAULT_STREAM, Stream, as_stream
