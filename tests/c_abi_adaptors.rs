@@ -314,7 +314,13 @@ fn tracking_outstanding_set_and_string() {
         ));
         let text = CStr::from_ptr(buf.as_ptr()).to_string_lossy().into_owned();
         assert_eq!(text.len() + 1, needed);
-        assert!(text.contains("Outstanding Allocations: 3"), "{text}");
+        // RMM's format: one "<address>: <size> B" entry per allocation.
+        for (p, s) in &want {
+            assert!(
+                text.contains(&format!("{:#x}: {} B", *p as usize, s)),
+                "{text}"
+            );
+        }
         // Truncation keeps the NUL.
         let mut small = [1 as c_char; 8];
         ok(rmm_tracking_adaptor_outstanding_allocations_string(

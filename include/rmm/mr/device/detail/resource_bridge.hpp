@@ -140,14 +140,16 @@ inline rmm_resource_t to_handle(device_memory_resource* mr)
 
 /**
  * @brief Callbacks of a bridge to a resource known only through a reference (a user type with
- * the `cuda::mr` interface, say): the context is a heap copy of the reference.
+ * the `cuda::mr` interface, say): the context is a heap copy of the reference. The resource
+ * is asked for 256-byte alignment explicitly (a reference's default is 16): the sub-allocators
+ * over it hand out 256-byte-aligned blocks and check what they get.
  */
 struct ref_bridge {
   static vtable_status_t allocate(void* ctx, std::size_t bytes, rmm_stream_t stream, void** out) noexcept
   {
     return static_cast<vtable_status_t>(translate_exceptions([&] {
       *out = static_cast<rmm::device_async_resource_ref*>(ctx)->allocate_async(
-        bytes, cuda_stream_view{rmm::detail::from_c_stream(stream)});
+        bytes, CUDA_ALLOCATION_ALIGNMENT, cuda_stream_view{rmm::detail::from_c_stream(stream)});
     }));
   }
 
@@ -155,7 +157,7 @@ struct ref_bridge {
   {
     return static_cast<vtable_status_t>(translate_exceptions([&] {
       static_cast<rmm::device_async_resource_ref*>(ctx)->deallocate_async(
-        ptr, bytes, cuda_stream_view{rmm::detail::from_c_stream(stream)});
+        ptr, bytes, CUDA_ALLOCATION_ALIGNMENT, cuda_stream_view{rmm::detail::from_c_stream(stream)});
     }));
   }
 
