@@ -79,6 +79,18 @@ def test_import_rmm_makes_cuda_gpu_reachable():
     assert out.stdout.strip() == "0"
 
 
+def test_rmms_other_module_paths():
+    from rmm.librmm._logger import level_enum
+    from rmm.pylibrmm.cuda_stream import CudaStream
+
+    assert level_enum is rmm.level_enum
+    s = CudaStream()
+    assert int(s) != 0
+    rmm.pylibrmm.stream.Stream(int(s)).synchronize()
+    buf = rmm.DeviceBuffer(size=64, stream=rmm.pylibrmm.stream.Stream(int(s)))
+    del buf
+
+
 def test_old_stream_module_warns_as_rmms_does():
     sys.modules.pop("rmm._cuda.stream", None)
     with pytest.warns(FutureWarning, match="rmm.pylibrmm.stream"):
