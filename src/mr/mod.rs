@@ -26,6 +26,7 @@ mod pool;
 mod prefetch;
 mod ptr_map;
 mod sam_headroom;
+mod size_classes;
 mod spin_lock;
 mod statistics;
 mod stream_lifetime;

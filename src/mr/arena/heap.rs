@@ -31,13 +31,13 @@ const SL_COUNT: usize = 1 << SL_BITS;
 /// First-level classes (sizes are counted in 256-byte units, so 64 covers any `usize`).
 const FL_COUNT: usize = 64;
 /// Sizes are indexed in units of the allocation alignment.
-const UNIT_SHIFT: u32 = ALLOCATION_ALIGNMENT.trailing_zeros();
+pub(super) const UNIT_SHIFT: u32 = ALLOCATION_ALIGNMENT.trailing_zeros();
 
 /// The class `(fl, sl)` a free block of `units` (>= 1) is filed under. Below 16 units
 /// every size has its own class; above, class `fl` covers `[2^(fl+3), 2^(fl+4))` units in
 /// 16 equal subranges.
 #[inline(always)]
-fn class_of(units: usize) -> (usize, usize) {
+pub(super) fn class_of(units: usize) -> (usize, usize) {
     let l = usize::BITS - 1 - (units | 1).leading_zeros();
     let fl = l.saturating_sub(SL_BITS - 1) as usize;
     let sl = (units >> l.saturating_sub(SL_BITS)) & (SL_COUNT - 1);
@@ -47,7 +47,7 @@ fn class_of(units: usize) -> (usize, usize) {
 /// The first class all of whose blocks hold at least `units`: the request rounded up to
 /// the next class boundary (`None` past the largest class).
 #[inline(always)]
-fn class_above(units: usize) -> Option<(usize, usize)> {
+pub(super) fn class_above(units: usize) -> Option<(usize, usize)> {
     let l = usize::BITS - 1 - (units | 1).leading_zeros();
     let round = (1usize << l.saturating_sub(SL_BITS)) - 1;
     units.checked_add(round).map(class_of)
@@ -73,6 +73,10 @@ pub(super) struct Block {
     /// The owner's tag: the superblock in a local arena; the release sequence number of a
     /// free span in the global arena (merged blocks keep the larger).
     pub aux: u64,
+    /// A local arena's used block: the request it was handed out for, in 256-byte units
+    /// (less than its size when it came from the arena's block cache). Fits in what was
+    /// padding.
+    req_units: u32,
     state: State,
 }
 
@@ -85,6 +89,7 @@ impl Block {
         prev_free: NIL,
         next_free: NIL,
         aux: 0,
+        req_units: 0,
         state: State::Vacant,
     };
 
@@ -149,6 +154,36 @@ impl Heap {
         // SAFETY: indices come from the heap's own links or from descriptors it returned,
         // and slots are never removed from the slab, so `i` is in bounds.
         unsafe { self.blocks.get_unchecked(i as usize) }
+    }
+
+    /// The request used block `i` was handed out for (see [`Block`]), in bytes.
+    #[inline(always)]
+    pub fn req(&self, i: u32) -> usize {
+        (self.block(i).req_units as usize) << UNIT_SHIFT
+    }
+
+    /// Records the request (a multiple of 256 bytes, at most the block's size) that used
+    /// block `i` is handed out for.
+    #[inline(always)]
+    pub fn set_req(&mut self, i: u32, size: usize) {
+        debug_assert!(size <= self.block(i).size && self.block(i).state == State::Used);
+        // At most the block's size, which is at most a superblock's: fits.
+        self.blk_mut(i).req_units = (size >> UNIT_SHIFT) as u32;
+    }
+
+    /// The next block in the owner's list of used blocks that `i` is on (a local arena's
+    /// block cache), linked through the free-list field that a used block does not use.
+    #[inline(always)]
+    pub fn used_next(&self, i: u32) -> u32 {
+        debug_assert_eq!(self.block(i).state, State::Used);
+        self.block(i).next_free
+    }
+
+    /// Sets the link [`used_next`](Self::used_next) reads.
+    #[inline(always)]
+    pub fn set_used_next(&mut self, i: u32, next: u32) {
+        debug_assert_eq!(self.block(i).state, State::Used);
+        self.blk_mut(i).next_free = next;
     }
 
     #[inline(always)]
@@ -330,6 +365,7 @@ impl Heap {
                 prev_free: NIL,
                 next_free: NIL,
                 aux: b.aux,
+                req_units: 0,
                 state: State::Free,
             });
             // Into the dummy when `i` was last in its region.

@@ -27,6 +27,12 @@
 //!   detected in O(1) and no operation depends on the number of superblocks or blocks
 //!   (RMM's arena scans its superblocks, and slows down with many allocations). The
 //!   steady-state paths allocate nothing on the host heap.
+//! * Each local arena keeps blocks of up to 1 MiB that are freed into it whole, in a block
+//!   cache by size class (as the pool's per-thread fronts do): its next request of a size
+//!   they fit takes one back without splitting or merging. Cached blocks count as free; the
+//!   cache holds at most a 1024th of the arena (16 MiB at most) and is merged back before
+//!   the arena takes a superblock, runs out of memory, or its thread or stream goes (see
+//!   [`local::ArenaState`]).
 //! * A superblock that becomes entirely free stays cached in its arena while the arena
 //!   caches at most [`ARENA_CACHE_BYTES`] of entirely free superblocks; beyond that it
 //!   goes back to the global arena. The cache stops a thread that frees and allocates
@@ -139,7 +145,7 @@ mod heap;
 mod local;
 
 use global::{Global, OrderKey};
-use local::{ArenaCell, ArenaKind, ArenaState};
+use local::{ArenaCell, ArenaKind, ArenaState, CACHE_BYTES, CACHE_SHARE};
 
 #[cfg(test)]
 mod tests;
@@ -290,6 +296,7 @@ impl Inner {
             self.rt,
             foreign,
             thread,
+            CACHE_BYTES.min(self.size / CACHE_SHARE),
         )
     }
 
@@ -405,6 +412,8 @@ impl Inner {
     fn retire(&self, arena: &ArenaCell) {
         let mut st = arena.state.lock();
         st.retired = true;
+        st.cache_budget = 0;
+        st.flush_cache();
         let _ = self.release_empties(arena, &mut st);
         let gone = st.sb_count == 0;
         drop(st);
@@ -457,8 +466,16 @@ impl Inner {
         result
     }
 
-    /// Gets a superblock for a request of `size` bytes and carves the request from it.
+    /// Gets a superblock for a request of `size` bytes and carves the request from it,
+    /// after trying the arena's cached blocks merged back into their superblocks.
     fn grow(&self, arena: &ArenaCell, st: &mut ArenaState, size: usize) -> Result<Option<usize>> {
+        if st.flush_cache() {
+            let got = st.alloc(size);
+            self.trim_empties(arena, st);
+            if got.is_some() {
+                return Ok(got);
+            }
+        }
         let receiver = arena.order_key();
         // Small requests share a standard superblock. Larger ones (up to a standard
         // superblock) get one rounded up to a whole granule: a freed one then fits many
@@ -502,11 +519,25 @@ impl Inner {
         v
     }
 
-    /// Out-of-memory slow path: every arena gives its empty superblocks back.
+    /// Out-of-memory slow path: every arena flushes its block cache and gives its empty
+    /// superblocks back.
     fn reclaim(&self) {
         for a in self.all_arenas() {
             let mut st = a.state.lock();
+            st.flush_cache();
             let _ = self.release_empties(&a, &mut st);
+        }
+    }
+
+    /// Gives back empty superblocks beyond what `arena` may keep (all of them once retired).
+    fn trim_empties(&self, arena: &ArenaCell, st: &mut ArenaState) {
+        for sb in st.empties() {
+            if !st.retired && st.empty_bytes <= ARENA_CACHE_BYTES {
+                break;
+            }
+            if let Err(e) = self.release(arena, st, sb) {
+                log::warn!("{NAME}: returning a superblock to the global arena: {e}");
+            }
         }
     }
 
@@ -757,13 +788,15 @@ impl Inner {
             let _ = writeln!(
                 out,
                 "  arena {} ({:?}{}): {} superblocks, {} bytes owned, {free} bytes free, \
-                 {} live blocks, largest free block {largest}, fragmentation {frag:.1}%",
+                 {} live blocks ({} bytes beyond their requests), largest free block \
+                 {largest}, fragmentation {frag:.1}%",
                 a.id,
                 a.kind,
                 if st.retired { ", retired" } else { "" },
                 st.sb_count,
                 st.owned_bytes,
                 st.live_blocks(),
+                st.slack(),
             );
         }
         let (takes, gives, large, large_live, calls) = {
@@ -827,6 +860,9 @@ impl StreamState for Inner {
             return self.global.lock().forget(stream, self.rt, self.device);
         };
         let mut st = arena.state.lock();
+        // It serves no more allocations: frees into it merge at once.
+        st.cache_budget = 0;
+        st.flush_cache();
         let mut result = self.release_empties(&arena, &mut st);
         // Records the stream's pending releases on it, still alive; from now on they are
         // matched to the stream no more: a new stream reusing the handle must wait on them.

@@ -28,20 +28,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::super::spin_lock::{SpinGuard, SpinLock};
 use super::{mapping_insert, mapping_search, round_up, NAME, UNIT_SHIFT};
 use crate::error::{Error, Result};
+use crate::mr::size_classes::{BIN_CAPS, CACHED_MAX, CLASSES};
 use crate::runtime::Stream;
 
 /// Blocks up to this size are cached.
-pub(super) const FRONT_MAX: usize = 1 << 20;
-/// Size classes of blocks up to [`FRONT_MAX`] (TLSF's: 16 per power of two).
-const CLASSES: usize = 10 * 16;
+pub(super) const FRONT_MAX: usize = CACHED_MAX;
 // A class fits in an entry's `class` byte.
 const _: () = assert!(CLASSES <= 256);
-/// Blocks each bin holds at most, by class. A bin's fill does a random walk in a churn, so
-/// it is empty (a miss) about 1/(cap + 1) of the time, and holding its blocks costs cap ×
-/// size bytes of [`FRONT_BYTES`]: the misses for a given budget are fewest with caps in
-/// proportion to 1/√size. Here 3 blocks of 1 MiB, 12 of 64 KiB, at most 32 of small ones
-/// (a W2 churn: 95% of operations hit a front, against 83% with 8 blocks in every bin).
-static BIN_CAPS: [u8; CLASSES] = bin_caps();
 /// Bytes a front holds at most.
 const FRONT_BYTES: usize = 64 << 20;
 /// A front holds at most this fraction of its pool's size, but may hold
@@ -319,40 +312,6 @@ pub(super) struct Front {
     /// Bytes and blocks in bins (free).
     pub cached_bytes: usize,
     pub cached_count: usize,
-}
-
-/// ⌊√n⌋ (`usize::isqrt` is newer than the crate's minimum Rust).
-const fn isqrt(n: usize) -> usize {
-    let mut r = 0;
-    while (r + 1) * (r + 1) <= n {
-        r += 1;
-    }
-    r
-}
-
-/// [`BIN_CAPS`]: ⌊3·√(1 MiB / class size)⌋, between 1 and 32.
-const fn bin_caps() -> [u8; CLASSES] {
-    let max_units = FRONT_MAX >> UNIT_SHIFT;
-    let mut caps = [0u8; CLASSES];
-    let mut c = 0;
-    while c < CLASSES {
-        let (fl, sl) = (c / 16, c % 16);
-        // The class's smallest size in units (the inverse of `mapping_insert`).
-        let units = if fl == 0 { sl } else { (16 + sl) << (fl - 1) };
-        let cap = match (9 * max_units).checked_div(units) {
-            Some(q) => isqrt(q),
-            None => 32,
-        };
-        caps[c] = if cap < 1 {
-            1
-        } else if cap > 32 {
-            32
-        } else {
-            cap as u8
-        };
-        c += 1;
-    }
-    caps
 }
 
 #[inline(always)]
