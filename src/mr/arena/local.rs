@@ -82,8 +82,8 @@ const NO_SB: Sb = Sb {
 /// whose class they fill takes one back in a few instructions, with no split, no merge
 /// and no walk of the free lists. A cached block stays used as far as the heap is
 /// concerned, so it keeps its superblock from becoming empty; the cache is flushed back
-/// into the heap before the arena takes a superblock or gives its empty ones back (growth,
-/// out of memory, thread exit, stream destruction). Its blocks count as free. A block
+/// into the heap before the arena gives its empty superblocks back (out of memory, thread
+/// exit, stream destruction). Its blocks count as free. A block
 /// handed out from the cache for a smaller request keeps its size: the difference
 /// ([`slack`](Self::slack)) is neither free nor live until the block is freed.
 pub(super) struct ArenaState {

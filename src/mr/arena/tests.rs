@@ -312,7 +312,7 @@ fn block_cache_reuses_blocks_whole_and_keeps_frees_exact() {
 }
 
 #[test]
-fn cached_blocks_go_back_for_growth_and_out_of_memory() {
+fn cached_blocks_go_back_when_memory_runs_out() {
     let r = arena(256 * MIB);
     // Fill the arena with 100 KiB blocks from this thread's arena, then free them all:
     // some stay cached, keeping their superblocks from being empty.
@@ -330,14 +330,6 @@ fn cached_blocks_go_back_for_growth_and_out_of_memory() {
     // given back for it.
     let all = r.allocate(r.arena_size(), Stream::DEFAULT).unwrap();
     r.deallocate(all, r.arena_size(), Stream::DEFAULT).unwrap();
-    // Growth: a thread arena that cached blocks serves a request they could only serve
-    // merged back together.
-    let a = r.allocate(size, Stream::DEFAULT).unwrap();
-    let b = r.allocate(size, Stream::DEFAULT).unwrap();
-    r.deallocate(a, size, Stream::DEFAULT).unwrap();
-    r.deallocate(b, size, Stream::DEFAULT).unwrap();
-    let c = r.allocate(2 * size, Stream::DEFAULT).unwrap();
-    r.deallocate(c, 2 * size, Stream::DEFAULT).unwrap();
     assert_eq!(r.bytes_free(), r.arena_size());
     assert_eq!(slack(&r), 0);
 }
