@@ -83,9 +83,9 @@ const NO_SB: Sb = Sb {
 /// and no walk of the free lists. A cached block stays used as far as the heap is
 /// concerned, so it keeps its superblock from becoming empty; the cache is flushed back
 /// into the heap before the arena gives its empty superblocks back (out of memory, thread
-/// exit, stream destruction). Its blocks count as free. A block
-/// handed out from the cache for a smaller request keeps its size: the difference
-/// ([`slack`](Self::slack)) is neither free nor live until the block is freed.
+/// exit, stream destruction). Its blocks count as free. A block handed out from the cache
+/// for a smaller request keeps its size: the difference ([`slack`](Self::slack)) is
+/// neither free nor live until the block is freed.
 pub(super) struct ArenaState {
     /// Blocks of every superblock, one region each; a block's tag is its superblock.
     heap: Heap,
@@ -234,10 +234,10 @@ impl ArenaState {
     }
 
     /// Merges every cached block back into its superblock (superblocks that become
-    /// entirely free join the empty list). Returns whether there were any.
-    pub fn flush_cache(&mut self) -> bool {
+    /// entirely free join the empty list).
+    pub fn flush_cache(&mut self) {
         if self.cached_bytes == 0 {
-            return false;
+            return;
         }
         for bin in 0..CLASSES {
             let mut i = std::mem::replace(&mut self.bins[bin], NIL);
@@ -250,7 +250,6 @@ impl ArenaState {
             self.bin_counts[bin] = 0;
         }
         self.cached_bytes = 0;
-        true
     }
 
     /// Bytes of live blocks beyond their requests (see [`ArenaState`]).
