@@ -112,21 +112,6 @@ TEST(Limiting, ZeroLimitAllowsOnlyEmpty)
   EXPECT_THROW((rmm::mr::limiting_resource_adaptor<cuda_mr>{&upstream, MiB, 3}), rmm::logic_error);
 }
 
-// RMM's adaptors reach their upstream through a resource reference, so a user resource
-// under one sees sizes rounded up to the reference's default alignment (16).
-TEST(Statistics, UserUpstreamSeesSizesAsThroughAReference)
-{
-  rmm::mr::cuda_memory_resource cuda;
-  rmm_test::counting_resource user{&cuda};
-  rmm::mr::statistics_resource_adaptor<rmm_test::counting_resource> stats{&user};
-  void* p = stats.allocate(100);
-  EXPECT_EQ(stats.get_bytes_counter().value, 100);
-  EXPECT_EQ(user.outstanding_bytes.load(), 112U);
-  stats.deallocate(p, 100);
-  EXPECT_EQ(user.outstanding_bytes.load(), 0U);
-  EXPECT_EQ(user.deallocations.load(), 1U);
-}
-
 TEST(Statistics, CountersPushPop)
 {
   cuda_mr upstream;

@@ -66,10 +66,6 @@ rmm_status_t translate_exceptions(Fn&& fn) noexcept
 
 /**
  * @brief Vtable allocate entry: `ctx` is the bridged device_memory_resource.
- *
- * RMM's adaptors and pools reach their upstream through a resource reference, which asks
- * for the reference's default alignment: the bridged resource sees the size rounded up to
- * it, as there.
  * @param ctx The device_memory_resource
  * @param bytes Size to allocate
  * @param stream Stream of the allocation
@@ -82,8 +78,8 @@ inline vtable_status_t bridge_allocate(void* ctx,
                                        void** out) noexcept
 {
   return static_cast<vtable_status_t>(translate_exceptions([&] {
-    *out = static_cast<device_memory_resource*>(ctx)->allocate_async(
-      bytes, rmm::detail::ref_default_alignment, cuda_stream_view{rmm::detail::from_c_stream(stream)});
+    *out = static_cast<device_memory_resource*>(ctx)->allocate(
+      bytes, cuda_stream_view{rmm::detail::from_c_stream(stream)});
   }));
 }
 
@@ -101,8 +97,8 @@ inline vtable_status_t bridge_deallocate(void* ctx,
                                          rmm_stream_t stream) noexcept
 {
   return static_cast<vtable_status_t>(translate_exceptions([&] {
-    static_cast<device_memory_resource*>(ctx)->deallocate_async(
-      ptr, bytes, rmm::detail::ref_default_alignment, cuda_stream_view{rmm::detail::from_c_stream(stream)});
+    static_cast<device_memory_resource*>(ctx)->deallocate(
+      ptr, bytes, cuda_stream_view{rmm::detail::from_c_stream(stream)});
   }));
 }
 
