@@ -2,6 +2,7 @@
 //! request of their size (the pool's per-thread fronts, the arena's block caches): TLSF's
 //! classes of 256-byte units, 16 per power of two, for blocks up to [`CACHED_MAX`].
 
+use super::pool::{mapping_insert, mapping_search};
 use super::ALLOCATION_ALIGNMENT;
 
 /// Blocks up to this size are cached.
@@ -16,6 +17,22 @@ pub(crate) const CLASSES: usize = 10 * 16;
 /// (a W2 churn through the pool: 95% of operations hit a front, against 83% with 8 blocks
 /// in every bin).
 pub(crate) static BIN_CAPS: [u8; CLASSES] = bin_caps();
+
+/// The bin of a block of `size` bytes (a multiple of 256, at most [`CACHED_MAX`]): its TLSF
+/// class.
+#[inline(always)]
+pub(crate) fn bin_of(size: usize) -> usize {
+    let (fl, sl) = mapping_insert(size / ALLOCATION_ALIGNMENT);
+    fl * 16 + sl
+}
+
+/// The bin whose every block holds `size` bytes (a multiple of 256, at most
+/// [`CACHED_MAX`]): the first class at or above the request's rounded-up class.
+#[inline(always)]
+pub(crate) fn bin_above(size: usize) -> usize {
+    let (fl, sl) = mapping_search(size / ALLOCATION_ALIGNMENT);
+    fl * 16 + sl
+}
 
 /// ⌊√n⌋ (`usize::isqrt` is newer than the crate's minimum Rust).
 const fn isqrt(n: usize) -> usize {

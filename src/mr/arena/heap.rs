@@ -31,13 +31,13 @@ const SL_COUNT: usize = 1 << SL_BITS;
 /// First-level classes (sizes are counted in 256-byte units, so 64 covers any `usize`).
 const FL_COUNT: usize = 64;
 /// Sizes are indexed in units of the allocation alignment.
-pub(super) const UNIT_SHIFT: u32 = ALLOCATION_ALIGNMENT.trailing_zeros();
+const UNIT_SHIFT: u32 = ALLOCATION_ALIGNMENT.trailing_zeros();
 
 /// The class `(fl, sl)` a free block of `units` (>= 1) is filed under. Below 16 units
 /// every size has its own class; above, class `fl` covers `[2^(fl+3), 2^(fl+4))` units in
 /// 16 equal subranges.
 #[inline(always)]
-pub(super) fn class_of(units: usize) -> (usize, usize) {
+fn class_of(units: usize) -> (usize, usize) {
     let l = usize::BITS - 1 - (units | 1).leading_zeros();
     let fl = l.saturating_sub(SL_BITS - 1) as usize;
     let sl = (units >> l.saturating_sub(SL_BITS)) & (SL_COUNT - 1);
@@ -47,7 +47,7 @@ pub(super) fn class_of(units: usize) -> (usize, usize) {
 /// The first class all of whose blocks hold at least `units`: the request rounded up to
 /// the next class boundary (`None` past the largest class).
 #[inline(always)]
-pub(super) fn class_above(units: usize) -> Option<(usize, usize)> {
+fn class_above(units: usize) -> Option<(usize, usize)> {
     let l = usize::BITS - 1 - (units | 1).leading_zeros();
     let round = (1usize << l.saturating_sub(SL_BITS)) - 1;
     units.checked_add(round).map(class_of)

@@ -9,9 +9,9 @@ use crate::error::{Error, Result};
 use crate::runtime::{DeviceId, Event, Runtime, Stream};
 
 use super::global::OrderKey;
-use super::heap::{class_above, class_of, Heap, PtrMap, NIL, UNIT_SHIFT};
+use super::heap::{Heap, PtrMap, NIL};
 use super::NAME;
-use crate::mr::size_classes::{BIN_CAPS, CACHED_MAX, CLASSES};
+use crate::mr::size_classes::{bin_above, bin_of, BIN_CAPS, CACHED_MAX, CLASSES};
 
 /// Blocks of a request's own size class looked at (beyond the O(1) lookup) before a local
 /// arena takes a new superblock.
@@ -24,21 +24,6 @@ pub(super) const CACHE_BYTES: usize = 16 << 20;
 /// must stay a small part of the arena: with 1/64, W4's four stream arenas needed an arena
 /// 1.53 times its peak live bytes (1.38 without caches); with 1/1024, 1.41.
 pub(super) const CACHE_SHARE: usize = 1024;
-
-/// The cache bin of blocks of `size` bytes (at most [`CACHED_MAX`]).
-#[inline(always)]
-fn bin_of(size: usize) -> usize {
-    let (fl, sl) = class_of(size >> UNIT_SHIFT);
-    fl * 16 + sl
-}
-
-/// The cache bin whose every block holds `size` bytes (at most [`CACHED_MAX`]).
-#[inline(always)]
-fn bin_above(size: usize) -> usize {
-    // At most CACHED_MAX: never past the largest class.
-    let (fl, sl) = class_above(size >> UNIT_SHIFT).unwrap_or((CLASSES / 16 - 1, 15));
-    fl * 16 + sl
-}
 
 /// Whom a local arena serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

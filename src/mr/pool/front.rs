@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::super::spin_lock::{SpinGuard, SpinLock};
 use super::{mapping_insert, mapping_search, round_up, NAME, UNIT_SHIFT};
 use crate::error::{Error, Result};
-use crate::mr::size_classes::{BIN_CAPS, CACHED_MAX, CLASSES};
+use crate::mr::size_classes::{bin_of, BIN_CAPS, CACHED_MAX, CLASSES};
 use crate::runtime::Stream;
 
 /// Blocks up to this size are cached.
@@ -70,7 +70,7 @@ struct Entry {
     owner: u32,
     /// Next slot in its bin.
     next: u32,
-    /// Its size class ([`class_of`] its size), kept so that a free need not compute it
+    /// Its size class ([`bin_of`] its size), kept so that a free need not compute it
     /// (in what was padding).
     class: u8,
 }
@@ -314,12 +314,6 @@ pub(super) struct Front {
     pub cached_count: usize,
 }
 
-#[inline(always)]
-fn class_of(size: usize) -> usize {
-    let (fl, sl) = mapping_insert(size >> UNIT_SHIFT);
-    fl * 16 + sl
-}
-
 impl Front {
     fn new() -> Self {
         Front {
@@ -350,7 +344,7 @@ impl Front {
     /// Whether a free block of `size` may be kept within `budget` bytes.
     #[inline(always)]
     fn room(&self, size: usize, budget: usize) -> bool {
-        size <= FRONT_MAX && self.room_in(class_of(size), size, budget)
+        size <= FRONT_MAX && self.room_in(bin_of(size), size, budget)
     }
 
     /// [`Self::room`] for a block of `size` (at most [`FRONT_MAX`]) of class `c`.
@@ -368,7 +362,7 @@ impl Front {
             let en = self.ent(i);
             (en.size as usize, en.class as usize)
         };
-        debug_assert_eq!(c, class_of(size));
+        debug_assert_eq!(c, bin_of(size));
         let head = self.heads[c];
         let en = self.ent_mut(i);
         en.req = 0;
@@ -533,7 +527,7 @@ impl Front {
             block,
             owner,
             next: NONE,
-            class: class_of(size) as u8,
+            class: bin_of(size) as u8,
         });
         self.push(i);
         true
@@ -733,7 +727,7 @@ mod table_tests {
                                 let c2 = fl * 16 + sl;
                                 prop_assert!(!model
                                     .values()
-                                    .any(|&(size, st)| st == St::Free && class_of(size) == c2));
+                                    .any(|&(size, st)| st == St::Free && bin_of(size) == c2));
                             }
                         }
                     }
