@@ -13,6 +13,10 @@
 //!   probing, load at most 1/8 or, once large, 1/4, doubled only when full), so steady-state
 //!   insert/remove never allocates and a free costs one probe sequence. It also makes
 //!   foreign, double and wrong-size frees detectable in O(1).
+//!   Once it is out of the caches (100 000 live blocks), a free prefetches its slot before
+//!   the front's lookup and the lock ([`SlotHint`]), and a take prefetches the slot of
+//!   its insert before splitting: W1 with 100 000 live blocks 3-4% faster on the H100
+//!   machine.
 //! - Slab slot 0 is a dummy descriptor standing for "no block", so hot-path link updates
 //!   write into it instead of branching; the last stream used is cached, so same-stream
 //!   operations skip the stream lookup.
@@ -34,7 +38,7 @@ use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
 
-use super::ptr_map::PtrMap;
+use super::ptr_map::{PtrMap, SlotHint};
 use super::stream_lifetime::{self, StreamState};
 use super::stream_ordered::{thread_number, PerStreamLists, StreamRegistry, EPOCH_EVENTS, READY};
 use super::thread_slot::{on_thread_exit, thread_slot, ThreadExit};
@@ -575,6 +579,8 @@ impl Inner {
     /// Marks free block `i` used for `bytes` on slot `s`, splitting off the rest.
     #[inline]
     fn take(&mut self, i: u32, bytes: usize, s: u32) -> *mut c_void {
+        // The insert at the end misses the caches in a large table: start it now.
+        self.live.prefetch(self.blk(i).addr);
         if s != self.last_slot {
             self.switches = self.switches.wrapping_add(1);
             self.last_slot = s;
@@ -722,6 +728,9 @@ pub struct PoolMemoryResource {
 struct Core {
     /// The global pool.
     inner: Mutex<Inner>,
+    /// Where the global pool's live-allocation table is, for a free to prefetch its probe
+    /// before taking the lock (with 100 000 live blocks the table is out of the L2 cache).
+    live_hint: Arc<SlotHint>,
     shards: Shards,
     fronts: front::Fronts,
     /// Batches of freed blocks taken out of a front and not yet back in their structure
@@ -871,7 +880,12 @@ impl PerStreamLists for Inner {
 }
 
 impl Inner {
-    fn new(rt: &'static dyn crate::runtime::Runtime, device: crate::runtime::DeviceId) -> Self {
+    /// A structure whose live-allocation table publishes its slots in `hint`, if given.
+    fn new(
+        rt: &'static dyn crate::runtime::Runtime,
+        device: crate::runtime::DeviceId,
+        hint: Option<Arc<SlotHint>>,
+    ) -> Self {
         Inner {
             blocks: {
                 let mut v = Vec::with_capacity(1024);
@@ -895,7 +909,10 @@ impl Inner {
             multi: false,
             switches: 0,
             last_slot: READY,
-            live: PtrMap::with_capacity(1024),
+            live: match hint {
+                Some(h) => PtrMap::with_hint(1024, h),
+                None => PtrMap::with_capacity(1024),
+            },
             chunks: Vec::new(),
             pool_size: 0,
             bytes_free: 0,
@@ -1135,11 +1152,13 @@ impl PoolMemoryResource {
         }
         let rt = runtime()?;
         let device = current_device_or_unknown(rt);
+        let live_hint = Arc::new(SlotHint::default());
         let pool = PoolMemoryResource {
             upstream,
             maximum: maximum_pool_size,
             core: Arc::new(Core {
-                inner: Mutex::new(Inner::new(rt, device)),
+                inner: Mutex::new(Inner::new(rt, device, Some(live_hint.clone()))),
+                live_hint,
                 shards: Shards::new(),
                 fronts: front::Fronts::new(),
                 returning: AtomicUsize::new(0),
@@ -1307,7 +1326,7 @@ impl PoolMemoryResource {
                 (g.streams.runtime(), g.streams.device())
             };
             // The pool's `Core` makes shards forget destroyed streams.
-            Arc::new(Mutex::new(Inner::new(rt, device)))
+            Arc::new(Mutex::new(Inner::new(rt, device, None)))
         })
     }
 
@@ -1770,6 +1789,9 @@ impl DeviceMemoryResource for PoolMemoryResource {
         if ptr.is_null() {
             return Ok(());
         }
+        // A block the front does not hold is looked up in the global table after the front's
+        // lookup and a lock: start that probe's cache miss now.
+        self.core.live_hint.prefetch(ptr as usize);
         let me = thread_slot();
         let freed = {
             let mut f = self.core.fronts.of(me).lock();

@@ -54,7 +54,12 @@ const EMPTY: usize = 0;
 /// 256-byte aligned and nonzero, so neither marker is one.
 const GONE: usize = 1;
 
-/// A block held by a front: one table slot (32 bytes, two to a cache line).
+/// A block held by a front: one table slot (32 bytes, two to a cache line). Aligned to its
+/// size so that no entry straddles two lines: the system allocator returns a large table
+/// 16 bytes past a page boundary, where half of the entries straddled and a free that found
+/// its entry missed the caches twice (W1 with 100 000 live blocks: 30% of the front's
+/// misses, in cachegrind with a 2 MiB last-level cache).
+#[repr(align(32))]
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     /// The block's address, or [`EMPTY`] / [`GONE`].
@@ -74,6 +79,8 @@ struct Entry {
     /// (in what was padding).
     class: u8,
 }
+
+const _: () = assert!(size_of::<Entry>() == 32 && align_of::<Entry>() == 32);
 
 const VACANT: Entry = Entry {
     addr: EMPTY,

@@ -544,3 +544,19 @@ fn memory_taken_from_an_idle_stream_becomes_ready() {
     assert_eq!(pool.bytes_free(), pool.pool_size());
     destroy_tracked(&[a, b]);
 }
+
+#[test]
+fn frees_prefetch_from_the_global_table_once_it_is_large() {
+    let pool = PoolMemoryResource::new(cuda(), 16 << 20, None).unwrap();
+    let s = Stream::DEFAULT;
+    let published = || pool.core.live_hint.published();
+    assert_eq!(published().1, 0, "a small table is not prefetched");
+    let ps: Vec<_> = (0..3000).map(|_| pool.allocate(256, s).unwrap()).collect();
+    let (base, geometry) = published();
+    assert_ne!(geometry, 0, "3000 live blocks: a table of 2^15 slots");
+    assert_eq!(base, pool.core.inner.lock().live.slots_addr());
+    for p in ps {
+        pool.deallocate(p, 256, s).unwrap();
+    }
+    assert_eq!(pool.bytes_free(), 16 << 20);
+}
