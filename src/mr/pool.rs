@@ -13,10 +13,10 @@
 //!   probing, load at most 1/8 or, once large, 1/4, doubled only when full), so steady-state
 //!   insert/remove never allocates and a free costs one probe sequence. It also makes
 //!   foreign, double and wrong-size frees detectable in O(1).
-//!   Once it is out of the caches (100 000 live blocks), a free prefetches its slot before
-//!   the front's lookup and the lock ([`SlotHint`]), and a take prefetches the slot of
-//!   its insert before splitting: W1 with 100 000 live blocks 3-4% faster on the H100
-//!   machine.
+//!   Once it is out of the caches (100 000 live blocks), a free its front does not hold
+//!   prefetches its slot before the locks ([`SlotHint`]), and a take prefetches the slot of
+//!   its insert before splitting: W1 with 100 000 live blocks 2-4% faster on the H100
+//!   machine (prefetching before the front's lookup too cost W2 2-4%).
 //! - Slab slot 0 is a dummy descriptor standing for "no block", so hot-path link updates
 //!   write into it instead of branching; the last stream used is cached, so same-stream
 //!   operations skip the stream lookup.
@@ -1597,6 +1597,9 @@ impl PoolMemoryResource {
     #[cold]
     #[inline(never)]
     fn deallocate_slow(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
+        // The global table's probe comes after the front's second lock and the pool's lock,
+        // and misses the caches when the table is large: start it now.
+        self.core.live_hint.prefetch(ptr as usize);
         let me = thread_slot();
         let (adopt, settled) = self.front_for(me, bytes, stream);
         let (done, owner) = self.free_structures(ptr, bytes, stream, adopt)?;
@@ -1789,9 +1792,6 @@ impl DeviceMemoryResource for PoolMemoryResource {
         if ptr.is_null() {
             return Ok(());
         }
-        // A block the front does not hold is looked up in the global table after the front's
-        // lookup and a lock: start that probe's cache miss now.
-        self.core.live_hint.prefetch(ptr as usize);
         let me = thread_slot();
         let freed = {
             let mut f = self.core.fronts.of(me).lock();

@@ -40,8 +40,7 @@ pub(crate) fn prefetch(addr: usize) {
 }
 
 /// Tables of fewer slots than this (256 KiB of narrow slots) are not prefetched: they stay
-/// in the caches, and a prefetch would only cost instructions (a W2 churn through the pool,
-/// whose frees mostly hit a front, ran 2% slower with them).
+/// in the caches, where a prefetch would only cost instructions.
 const PREFETCH_SLOTS: usize = 1 << 15;
 
 /// Where a [`PtrMap`]'s slots are, published for threads that do not hold the map's lock,
