@@ -45,7 +45,10 @@ TEST(DeviceId, QueriesAreConsistent)
   EXPECT_LE(free_bytes, total_bytes);
   auto const all = rmm::percent_of_free_device_memory(100);
   EXPECT_TRUE(rmm::is_aligned(all, rmm::CUDA_ALLOCATION_ALIGNMENT));
-  EXPECT_LE(all, free_bytes);
+  // Not against `free_bytes`: free memory is queried again, and other tests (ctest runs the
+  // GPU suites in parallel) or processes may have freed memory in between (seen on the H100:
+  // 12 MiB more).
+  EXPECT_LE(all, total_bytes);
   EXPECT_THROW((void)rmm::percent_of_free_device_memory(101), rmm::logic_error);
   EXPECT_THROW((void)rmm::percent_of_free_device_memory(-1), rmm::logic_error);
 }

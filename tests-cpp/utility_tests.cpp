@@ -82,7 +82,8 @@ TEST(Device, Queries)
   EXPECT_LE(free_bytes, total_bytes);
   auto const half = rmm::percent_of_free_device_memory(50);
   EXPECT_TRUE(rmm::is_aligned(half, 256));
-  EXPECT_LE(half, free_bytes);
+  // Free memory is queried again, and parallel tests change it: compare with the total.
+  EXPECT_LE(half, total_bytes / 2);
   EXPECT_GT(half, 0U);
   EXPECT_EQ(rmm::percent_of_free_device_memory(0), 0U);
 }
