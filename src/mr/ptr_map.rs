@@ -329,27 +329,29 @@ impl PtrMap {
         map
     }
 
+    /// The table's base address, shift and slot size in bytes.
+    #[inline(always)]
+    fn geometry(&self) -> (usize, u32, usize) {
+        match &self.repr {
+            Repr::Narrow(t) => (t.slots.as_ptr() as usize, t.shift, 8),
+            Repr::Wide(t) => (t.slots.as_ptr() as usize, t.shift, 16),
+        }
+    }
+
     /// Publishes the current table to the hint, if any.
     fn publish(&self) {
         if let Some(h) = &self.hint {
-            match &self.repr {
-                Repr::Narrow(t) => h.publish(t.slots.as_ptr() as usize, t.shift, 8),
-                Repr::Wide(t) => h.publish(t.slots.as_ptr() as usize, t.shift, 16),
-            }
+            let (base, shift, slot_bytes) = self.geometry();
+            h.publish(base, shift, slot_bytes);
         }
     }
 
     /// Prefetches the home slot of `key`, for a lookup or insert a little later.
     #[inline(always)]
     pub fn prefetch(&self, key: usize) {
-        match &self.repr {
-            Repr::Narrow(t) if t.slots.len() >= PREFETCH_SLOTS => {
-                prefetch(t.slots.as_ptr() as usize + 8 * home_slot(key, t.shift))
-            }
-            Repr::Wide(t) if t.slots.len() >= PREFETCH_SLOTS => {
-                prefetch(t.slots.as_ptr() as usize + 16 * home_slot(key, t.shift))
-            }
-            _ => {}
+        let (base, shift, slot_bytes) = self.geometry();
+        if 64 - shift >= PREFETCH_SLOTS.trailing_zeros() {
+            prefetch(base + slot_bytes * home_slot(key, shift));
         }
     }
 
@@ -368,10 +370,7 @@ impl PtrMap {
     /// Where the table's slots are.
     #[cfg(test)]
     pub fn slots_addr(&self) -> usize {
-        match &self.repr {
-            Repr::Narrow(t) => t.slots.as_ptr() as usize,
-            Repr::Wide(t) => t.slots.as_ptr() as usize,
-        }
+        self.geometry().0
     }
 
     /// Whether slots are 16 bytes (an address or value did not fit in 8).
@@ -615,14 +614,6 @@ mod tests {
         }
     }
 
-    /// The base address, shift and slot size of a map's table.
-    fn geometry(m: &PtrMap) -> (usize, u32, usize) {
-        match &m.repr {
-            Repr::Narrow(t) => (t.slots.as_ptr() as usize, t.shift, 8),
-            Repr::Wide(t) => (t.slots.as_ptr() as usize, t.shift, 16),
-        }
-    }
-
     #[test]
     fn slot_hint_follows_the_table_once_it_is_large() {
         let hint = Arc::new(SlotHint::default());
@@ -634,7 +625,7 @@ mod tests {
             i += 1;
             m.insert(i << 8, i as u32);
         }
-        let (base, shift, size) = geometry(&m);
+        let (base, shift, size) = m.geometry();
         assert_eq!(published(&hint), (base, shift | 3 << 8));
         assert_eq!(size, 8);
         // Prefetching any key, present or not, is harmless.
@@ -644,7 +635,7 @@ mod tests {
         let far = NARROW_KEY_LIMIT + (1 << 8);
         m.insert(far, 7);
         assert!(m.is_wide());
-        let (base, shift, size) = geometry(&m);
+        let (base, shift, size) = m.geometry();
         assert_eq!(size, 16);
         assert_eq!(published(&hint), (base, shift | 4 << 8));
         assert_eq!(m.get(far), Some(7));
