@@ -96,3 +96,28 @@ def test_old_stream_module_warns_as_rmms_does():
     with pytest.warns(FutureWarning, match="rmm.pylibrmm.stream"):
         mod = importlib.import_module("rmm._cuda.stream")
     assert mod.Stream is rmm.pylibrmm.stream.Stream
+
+
+def test_module_level_names_rmm_exports():
+    from rmm.pylibrmm import helper
+
+    m = helper.pattern.match("1.5GiB")
+    assert (m.group(1), m.group(2)) == ("1.5", "GiB")
+    assert helper.pattern.match("3\tkb").group(2) == "kb"
+    assert helper.pattern.match("12").group(2) is None
+    assert helper.pattern.match(" 1GB") is None  # RMM's expression: no leading blanks
+    assert helper.pattern.match("1 xb") is None
+
+    import rmm._version
+
+    assert rmm._version.__all__ == ["__git_commit__", "__version__"]
+    ns = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        exec("from rmm._cuda.stream import *", ns)
+    assert {k for k in ns if not k.startswith("__")} == {
+        "DEFAULT_STREAM",
+        "LEGACY_DEFAULT_STREAM",
+        "PER_THREAD_DEFAULT_STREAM",
+        "Stream",
+    }

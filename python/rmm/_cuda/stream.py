@@ -10,6 +10,13 @@ from rmm.pylibrmm.stream import (  # noqa: F401
     Stream,
 )
 
+__all__ = [
+    "DEFAULT_STREAM",
+    "LEGACY_DEFAULT_STREAM",
+    "PER_THREAD_DEFAULT_STREAM",
+    "Stream",
+]
+
 warnings.warn(
     "The `rmm._cuda.stream` module is deprecated in 25.02 and will be removed in a future "
     "release. Use `rmm.pylibrmm.stream` instead.",

@@ -19,6 +19,11 @@ _BYTE_SIZES = {
 
 _SIZE_RE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?)[\t ]*((?:[kmgtpKMGTP][iI]?)?[bB])?\s*$")
 
+#: RMM's module-level expression for a size string (public there, kept for code that uses
+#: it): a number, optional blanks, and an optional case-insensitive unit; groups 1 and 2.
+#: ``parse_bytes`` uses ``_SIZE_RE``, which also accepts blanks around the whole string.
+pattern = re.compile(r"^([0-9]+(?:\.[0-9]*)?)[\t ]*((?i:(?:[kmgtp]i?)?b))?$")
+
 
 def parse_bytes(s):
     """Return the number of bytes that ``s`` names.
