@@ -43,6 +43,13 @@ pub(crate) fn prefetch(addr: usize) {
 /// in the caches, where a prefetch would only cost instructions.
 const PREFETCH_SLOTS: usize = 1 << 15;
 
+/// Whether a table of `2^(64 - shift)` slots is large enough to prefetch (see
+/// [`PREFETCH_SLOTS`]).
+#[inline(always)]
+fn worth_prefetching(shift: u32) -> bool {
+    64 - shift >= PREFETCH_SLOTS.trailing_zeros()
+}
+
 /// Where a [`PtrMap`]'s slots are, published for threads that do not hold the map's lock,
 /// so that a free can start the probe's cache miss before it takes the lock
 /// ([`Self::prefetch`]). Updated whenever the table is replaced; read without ordering: a
@@ -58,10 +65,10 @@ impl SlotHint {
     /// Publishes a table of `2^(64 - shift)` slots of `slot_bytes` at `base`; a table
     /// smaller than [`PREFETCH_SLOTS`] as nothing.
     fn publish(&self, base: usize, shift: u32, slot_bytes: usize) {
-        let geometry = if 64 - shift < PREFETCH_SLOTS.trailing_zeros() {
-            0
-        } else {
+        let geometry = if worth_prefetching(shift) {
             shift | slot_bytes.trailing_zeros() << 8
+        } else {
+            0
         };
         self.base.store(base, Ordering::Relaxed);
         self.geometry.store(geometry, Ordering::Relaxed);
@@ -350,7 +357,7 @@ impl PtrMap {
     #[inline(always)]
     pub fn prefetch(&self, key: usize) {
         let (base, shift, slot_bytes) = self.geometry();
-        if 64 - shift >= PREFETCH_SLOTS.trailing_zeros() {
+        if worth_prefetching(shift) {
             prefetch(base + slot_bytes * home_slot(key, shift));
         }
     }
