@@ -2,7 +2,7 @@
 # Installs what building and testing rmm-rs needs, only what is missing. Idempotent.
 set -euo pipefail
 
-packages=(cmake g++ libgtest-dev libthrust-dev pkg-config libamdhip64-5)
+packages=(cmake g++ libgtest-dev libthrust-dev pkg-config libamdhip64-5 libamdhip64-dev)
 missing=()
 for pkg in "${packages[@]}"; do
   if ! dpkg -s "$pkg" >/dev/null 2>&1; then missing+=("$pkg"); fi

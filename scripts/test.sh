@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test command (CI runs it through .ci/run): formatting, lints, header drift, Rust
 # tests, the CMake build + install, ctest, consumers of the installed package, pkg-config,
-# and the HIP "no device" path when Debian's HIP runtime is present.
+# the C++ wrapper on HIP's headers (tests-hip) and the HIP "no device" path when Debian's HIP
+# runtime and headers are present.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -109,6 +110,15 @@ for cccl in 2.7 2.8 3.0 3.x; do
   cmake --build "$consumers/cccl-$cccl" --parallel "$jobs"
   ctest --test-dir "$consumers/cccl-$cccl" --output-on-failure --parallel "$jobs"
 done
+
+if [[ -e /usr/include/hip/hip_runtime_api.h ]]; then
+  step "C++ wrapper on AMD's HIP platform (Debian's HIP headers, hipMM-style code; host runtime)"
+  cmake -S tests-hip -B "$consumers/hip" -DCMAKE_PREFIX_PATH="$root/install"
+  cmake --build "$consumers/hip" --parallel "$jobs"
+  ctest --test-dir "$consumers/hip" --output-on-failure --parallel "$jobs"
+else
+  echo "note: HIP's headers (libamdhip64-dev) are not installed: the HIP header tests are skipped"
+fi
 
 step "Python package rmm (python/: fmt, clippy, wheel with maturin, pytest; RMM_RUNTIME=$RMM_RUNTIME)"
 cargo fmt --manifest-path python/Cargo.toml -- --check

@@ -2,10 +2,12 @@
  * @file cuda_stream_view.hpp
  * @brief Non-owning view of a GPU stream (RMM's `rmm::cuda_stream_view`).
  *
- * The stream type is `hipStream_t` when HIP's runtime header is available (preferred when
- * `__HIP_PLATFORM_AMD__` is defined or CUDA's header is absent), `cudaStream_t` when only
- * CUDA's is, and otherwise an opaque pointer type. Values are passed unchanged to the C ABI
- * as `rmm_stream_t`, which accepts raw hipStream_t/cudaStream_t values.
+ * The stream type is `hipStream_t` when compiling for AMD's HIP platform with HIP's runtime
+ * header available, else `cudaStream_t` when CUDA's is, and otherwise an opaque pointer type
+ * (rmm/detail/runtime_select.h). Values are passed unchanged to the C ABI
+ * as `rmm_stream_t`, which accepts raw hipStream_t/cudaStream_t values. On HIP the runtime's
+ * header comes through rmm/cuda_runtime_api.h, which also defines CUDA's names for HIP's (as
+ * hipMM's headers do), so code written for hipMM may keep writing `cudaStream_t`.
  */
 #pragma once
 
@@ -20,17 +22,16 @@
 #include <cstdio>
 #include <ostream>
 
+#include <rmm/detail/runtime_select.h>
+
 #if defined(RMM_FORCE_OPAQUE_STREAM)
 #define RMM_DETAIL_STREAM_OPAQUE 1
-#elif defined(__HIP_PLATFORM_AMD__) && __has_include(<hip/hip_runtime_api.h>)
-#include <hip/hip_runtime_api.h>
+#elif defined(RMM_DETAIL_RUNTIME_HIP)
+#include <rmm/cuda_runtime_api.h>
 #define RMM_DETAIL_STREAM_HIP 1
-#elif __has_include(<cuda_runtime_api.h>)
+#elif defined(RMM_DETAIL_RUNTIME_CUDA)
 #include <cuda_runtime_api.h>
 #define RMM_DETAIL_STREAM_CUDA 1
-#elif __has_include(<hip/hip_runtime_api.h>)
-#include <hip/hip_runtime_api.h>
-#define RMM_DETAIL_STREAM_HIP 1
 #else
 #define RMM_DETAIL_STREAM_OPAQUE 1
 #endif
@@ -213,8 +214,14 @@ inline std::ostream& operator<<(std::ostream& os, cuda_stream_view stream)
 /// @brief The default stream (the null stream).
 inline const cuda_stream_view cuda_stream_default{};
 
-/// @brief The legacy default stream (cudaStreamLegacy / hipStreamLegacy).
+#if defined(RMM_DETAIL_STREAM_HIP)
+/// @brief The legacy default stream: on HIP, whose null stream is the legacy default stream
+/// and whose older releases have no other handle for it, the null stream (hipMM's value).
+inline const cuda_stream_view cuda_stream_legacy{};
+#else
+/// @brief The legacy default stream (cudaStreamLegacy).
 inline const cuda_stream_view cuda_stream_legacy{detail::from_c_stream(RMM_STREAM_LEGACY)};
+#endif
 
 /// @brief The per-thread default stream (cudaStreamPerThread / hipStreamPerThread).
 inline const cuda_stream_view cuda_stream_per_thread{detail::from_c_stream(RMM_STREAM_PER_THREAD)};

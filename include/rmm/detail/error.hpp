@@ -3,9 +3,9 @@
  * @brief Precondition macros `RMM_EXPECTS` and `RMM_FAIL`, and the runtime error macros
  * `RMM_CUDA_TRY`, `RMM_CUDA_TRY_ALLOC` and `RMM_ASSERT_CUDA_SUCCESS`.
  *
- * The runtime macros check the return value of a HIP call (`hipError_t`, when HIP's runtime
- * header is found; preferred when `__HIP_PLATFORM_AMD__` is defined) or of a CUDA call
- * (`cudaError_t`, when CUDA's is), the same selection as rmm/cuda_stream_view.hpp. When
+ * The runtime macros check the return value of a HIP call (`hipError_t`, when compiling for
+ * AMD's HIP platform with HIP's runtime header found) or of a CUDA call (`cudaError_t`, when
+ * CUDA's is), the selection of rmm/detail/runtime_select.h. When
  * neither header is found (or `RMM_FORCE_OPAQUE_STREAM` is defined) they are not defined:
  * code using only `RMM_EXPECTS`/`RMM_FAIL` still compiles. `RMM_HAS_RUNTIME_ERROR_MACROS` is
  * defined to 1 when they are available. Code using them calls the runtime's error functions
@@ -21,16 +21,15 @@
 #include <string>
 #include <iostream>
 
+#include <rmm/detail/runtime_select.h>
+
 #if defined(RMM_FORCE_OPAQUE_STREAM)
-#elif defined(__HIP_PLATFORM_AMD__) && __has_include(<hip/hip_runtime_api.h>)
-#include <hip/hip_runtime_api.h>
+#elif defined(RMM_DETAIL_RUNTIME_HIP)
+#include <rmm/cuda_runtime_api.h>
 #define RMM_DETAIL_ERROR_HIP 1
-#elif __has_include(<cuda_runtime_api.h>)
+#elif defined(RMM_DETAIL_RUNTIME_CUDA)
 #include <cuda_runtime_api.h>
 #define RMM_DETAIL_ERROR_CUDA 1
-#elif __has_include(<hip/hip_runtime_api.h>)
-#include <hip/hip_runtime_api.h>
-#define RMM_DETAIL_ERROR_HIP 1
 #endif
 
 /// @cond
