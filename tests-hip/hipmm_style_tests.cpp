@@ -36,6 +36,9 @@ TEST(HipmmStyle, CudaNamesAreHipValues)
   EXPECT_EQ(cudaStreamLegacy, static_cast<hipStream_t>(nullptr));
   EXPECT_EQ(static_cast<int>(cudaMemcpyDefault), static_cast<int>(hipMemcpyDefault));
   EXPECT_EQ(cudaCpuDeviceId, hipCpuDeviceId);
+  // RMM's prefetch tests ask where a range was last prefetched to.
+  EXPECT_EQ(static_cast<int>(cudaMemRangeAttributeLastPrefetchLocation),
+            static_cast<int>(hipMemRangeAttributeLastPrefetchLocation));
 }
 
 TEST(HipmmStyle, StreamConstantsAreHipHandles)

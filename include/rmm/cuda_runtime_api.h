@@ -150,6 +150,15 @@
 #ifndef cudaInvalidDeviceId
 #define cudaInvalidDeviceId hipInvalidDeviceId
 #endif
+#ifndef cudaMemRangeAttribute
+#define cudaMemRangeAttribute hipMemRangeAttribute
+#endif
+#ifndef cudaMemRangeAttributePreferredLocation
+#define cudaMemRangeAttributePreferredLocation hipMemRangeAttributePreferredLocation
+#endif
+#ifndef cudaMemRangeAttributeLastPrefetchLocation
+#define cudaMemRangeAttributeLastPrefetchLocation hipMemRangeAttributeLastPrefetchLocation
+#endif
 #ifndef cudaMemAdviseSetPreferredLocation
 #define cudaMemAdviseSetPreferredLocation hipMemAdviseSetPreferredLocation
 #endif
