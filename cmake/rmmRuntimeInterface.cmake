@@ -21,7 +21,15 @@ function(rmm_add_runtime_interface target)
     endforeach()
     return()
   endif()
-  find_package(hip QUIET CONFIG)
+  # HIP's package is looked for only beside a hipcc: Debian's hip-config.cmake
+  # (libamdhip64-dev) stops the whole configure with an error, QUIET or not, when hipcc is
+  # not installed with it, and a program that only has HIP's headers needs none of this.
+  find_program(RMM_HIPCC hipcc HINTS "$ENV{ROCM_PATH}/bin" "$ENV{HIP_PATH}/bin" /opt/rocm/bin)
+  mark_as_advanced(RMM_HIPCC)
+  if(NOT RMM_HIPCC)
+    return()
+  endif()
+  find_package(hip QUIET CONFIG HINTS "$ENV{ROCM_PATH}" "$ENV{HIP_PATH}" /opt/rocm)
   if(hip_FOUND AND TARGET hip::host)
     target_link_libraries(${target} INTERFACE hip::host)
   endif()

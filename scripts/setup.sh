@@ -2,6 +2,8 @@
 # Installs what building and testing rmm-rs needs, only what is missing. Idempotent.
 set -euo pipefail
 
+# libamdhip64-dev: HIP's headers for tests-hip. Without hipcc beside them, as here, they
+# also check that neither the package's headers nor its CMake files trip over them.
 packages=(cmake g++ libgtest-dev libthrust-dev pkg-config libamdhip64-5 libamdhip64-dev)
 missing=()
 for pkg in "${packages[@]}"; do
