@@ -116,6 +116,12 @@ if [[ -e /usr/include/hip/hip_runtime_api.h ]]; then
   cmake -S tests-hip -B "$consumers/hip" -DCMAKE_PREFIX_PATH="$root/install"
   cmake --build "$consumers/hip" --parallel "$jobs"
   ctest --test-dir "$consumers/hip" --output-on-failure --parallel "$jobs"
+  # The C++ suites once more, their streams hipStream_t: every test through the HIP branch
+  # of the headers (the runtime library is only linked for the error macros' functions).
+  cmake -S tests-cpp -B "$consumers/tests-cpp-hip" -DCMAKE_PREFIX_PATH="$root/install" \
+    -DCMAKE_CXX_FLAGS="-D__HIP_PLATFORM_AMD__" -DCMAKE_CXX_STANDARD_LIBRARIES="-lamdhip64"
+  cmake --build "$consumers/tests-cpp-hip" --parallel "$jobs"
+  ctest --test-dir "$consumers/tests-cpp-hip" --output-on-failure --parallel "$jobs"
 else
   echo "note: HIP's headers (libamdhip64-dev) are not installed: the HIP header tests are skipped"
 fi
