@@ -27,13 +27,16 @@
 #if defined(RMM_FORCE_OPAQUE_STREAM)
 #define RMM_DETAIL_STREAM_OPAQUE 1
 #elif defined(RMM_DETAIL_RUNTIME_HIP)
-#include <rmm/cuda_runtime_api.h>
 #define RMM_DETAIL_STREAM_HIP 1
 #elif defined(RMM_DETAIL_RUNTIME_CUDA)
-#include <cuda_runtime_api.h>
 #define RMM_DETAIL_STREAM_CUDA 1
 #else
 #define RMM_DETAIL_STREAM_OPAQUE 1
+#endif
+
+#if defined(RMM_DETAIL_STREAM_HIP) || defined(RMM_DETAIL_STREAM_CUDA)
+// The runtime's header: CUDA's own with CUDA; HIP's with CUDA's names for it on HIP.
+#include <rmm/cuda_runtime_api.h>
 #endif
 
 #if !defined(RMM_DETAIL_STREAM_OPAQUE)

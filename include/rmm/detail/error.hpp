@@ -25,11 +25,14 @@
 
 #if defined(RMM_FORCE_OPAQUE_STREAM)
 #elif defined(RMM_DETAIL_RUNTIME_HIP)
-#include <rmm/cuda_runtime_api.h>
 #define RMM_DETAIL_ERROR_HIP 1
 #elif defined(RMM_DETAIL_RUNTIME_CUDA)
-#include <cuda_runtime_api.h>
 #define RMM_DETAIL_ERROR_CUDA 1
+#endif
+
+#if defined(RMM_DETAIL_ERROR_HIP) || defined(RMM_DETAIL_ERROR_CUDA)
+// The runtime's header: CUDA's own with CUDA; HIP's with CUDA's names for it on HIP.
+#include <rmm/cuda_runtime_api.h>
 #endif
 
 /// @cond
