@@ -1,6 +1,13 @@
-"""Version of the package: the RMM Python API level it implements."""
+"""Version of the package.
 
-__version__ = "25.02.00"
+``__version__`` is the newest RMM Python API generation the package serves;
+``SUPPORTED_API_VERSIONS`` lists every generation whose API (and own test suite) it serves,
+oldest first. Where two generations' behaviours contradict each other, the newest wins
+(python/NOTES.md lists those cases).
+"""
+
+__version__ = "26.06.00"
 __git_commit__ = ""
+SUPPORTED_API_VERSIONS = ("25.02", "25.10", "26.06")
 
-__all__ = ["__git_commit__", "__version__"]
+__all__ = ["SUPPORTED_API_VERSIONS", "__git_commit__", "__version__"]

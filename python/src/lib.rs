@@ -90,6 +90,11 @@ extern "C" {
         handle_type: i32,
         out: *mut Res,
     ) -> Status;
+    fn rmm_async_view_create(pool_handle: *mut c_void, out: *mut Res) -> Status;
+    fn rmm_async_managed_create(out: *mut Res) -> Status;
+    fn rmm_device_default_mem_pool(device: i32, pool_handle: *mut *mut c_void) -> Status;
+    fn rmm_async_pool_handle(resource: Res, pool_handle: *mut *mut c_void) -> Status;
+    fn rmm_pinned_host_create(out: *mut Res) -> Status;
     fn rmm_pool_create(up: Res, initial: usize, maximum: usize, out: *mut Res) -> Status;
     fn rmm_pool_get_stats(pool: Res, stats: *mut PoolStats) -> Status;
     fn rmm_pool_release(pool: Res, released: *mut usize) -> Status;
@@ -566,6 +571,46 @@ fn async_create(
             .as_ref()
             .map_or(std::ptr::null(), |v| v as *const usize);
         unsafe { rmm_async_create(i, r, handle_type, o) }
+    })
+}
+
+/// A `cuda_async_view_memory_resource` over the stream-ordered pool `pool_handle` (an
+/// address), which the caller keeps alive.
+#[pyfunction]
+fn async_view_create(py: Python<'_>, pool_handle: usize) -> PyResult<ResourceHandle> {
+    new_handle(py, move |o| unsafe {
+        rmm_async_view_create(pool_handle as *mut c_void, o)
+    })
+}
+
+#[pyfunction]
+fn async_managed_create(py: Python<'_>) -> PyResult<ResourceHandle> {
+    new_handle(py, |o| unsafe { rmm_async_managed_create(o) })
+}
+
+#[pyfunction]
+fn pinned_host_create(py: Python<'_>) -> PyResult<ResourceHandle> {
+    new_handle(py, |o| unsafe { rmm_pinned_host_create(o) })
+}
+
+/// The address of `device`'s default stream-ordered pool (`cudaDeviceGetDefaultMemPool`).
+#[pyfunction]
+fn device_default_mem_pool(py: Python<'_>, device: i32) -> PyResult<usize> {
+    call(py, move || {
+        let mut h: *mut c_void = std::ptr::null_mut();
+        check(unsafe { rmm_device_default_mem_pool(device, &mut h) })?;
+        Ok(h as usize)
+    })
+}
+
+/// The address of the stream-ordered pool an async resource allocates from.
+#[pyfunction]
+fn async_pool_handle(py: Python<'_>, mr: &ResourceHandle) -> PyResult<usize> {
+    let r = mr.raw()?;
+    call(py, move || {
+        let mut h: *mut c_void = std::ptr::null_mut();
+        check(unsafe { rmm_async_pool_handle(r as Res, &mut h) })?;
+        Ok(h as usize)
     })
 }
 
@@ -1425,6 +1470,11 @@ fn _ffi(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sam_headroom_create, m)?)?;
     m.add_function(wrap_pyfunction!(async_create, m)?)?;
     m.add_function(wrap_pyfunction!(pool_create, m)?)?;
+    m.add_function(wrap_pyfunction!(async_view_create, m)?)?;
+    m.add_function(wrap_pyfunction!(async_managed_create, m)?)?;
+    m.add_function(wrap_pyfunction!(pinned_host_create, m)?)?;
+    m.add_function(wrap_pyfunction!(device_default_mem_pool, m)?)?;
+    m.add_function(wrap_pyfunction!(async_pool_handle, m)?)?;
     m.add_function(wrap_pyfunction!(pool_stats, m)?)?;
     m.add_function(wrap_pyfunction!(pool_release, m)?)?;
     m.add_function(wrap_pyfunction!(arena_create, m)?)?;

@@ -17,8 +17,15 @@ with warnings.catch_warnings():
 
 
 def test_version():
-    assert rmm.__version__ == "25.02.00"
+    # The newest API generation served names the package.
+    assert rmm.__version__ == "26.06.00"
     assert isinstance(rmm.__git_commit__, str)
+    assert rmm._version.SUPPORTED_API_VERSIONS == ("25.02", "25.10", "26.06")
+    assert rmm.__version__.startswith(rmm._version.SUPPORTED_API_VERSIONS[-1] + ".")
+    import importlib.metadata
+
+    # The wheel's version (python/Cargo.toml) is the same generation.
+    assert importlib.metadata.version("rmm") == "26.6.0"
 
 
 def test_bundled_library_is_the_loaded_one():
@@ -110,7 +117,7 @@ def test_module_level_names_rmm_exports():
 
     import rmm._version
 
-    assert rmm._version.__all__ == ["__git_commit__", "__version__"]
+    assert rmm._version.__all__ == ["SUPPORTED_API_VERSIONS", "__git_commit__", "__version__"]
     ns = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)

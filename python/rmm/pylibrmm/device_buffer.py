@@ -8,15 +8,12 @@ from rmm.pylibrmm.helper import check_pointer, check_size
 from rmm.pylibrmm.stream import DEFAULT_STREAM, as_stream
 
 
-# RMM's DeviceBuffer allocates through a C++ resource reference, which asks for
-# alignof(std::max_align_t) alignment: the resource (and so an adaptor's statistics, tracking
-# and log) sees the size rounded up to this, and so does ours.
-_REF_ALIGNMENT = 16
-
-
+# RMM 25.02 and 25.10 allocated through a C++ resource reference that rounded the size up to
+# 16 bytes; RMM 26.06 asks the resource for the exact size (its statistics count 20 for a
+# buffer of 20). The package serves 26.06's counting (python/NOTES.md, generation conflicts).
 def _resource_bytes(size):
-    """The bytes a buffer of ``size`` takes from its resource (RMM's rounding)."""
-    return (size + _REF_ALIGNMENT - 1) & ~(_REF_ALIGNMENT - 1)
+    """The bytes a buffer of ``size`` takes from its resource: exactly ``size``."""
+    return size
 
 
 def _host_view(ary, writable):

@@ -1,28 +1,63 @@
 """Streams: ``Stream`` wraps a stream handle (``cudaStream_t`` / ``hipStream_t``)."""
 
 import weakref
+from enum import IntEnum
 
 from rmm import _ffi
+
+
+class CudaStreamFlags(IntEnum):
+    """Flags of a new stream (RMM 26.06): ``SYNC_DEFAULT`` synchronizes with the legacy
+    default stream, ``NON_BLOCKING`` does not (``cudaStreamNonBlocking``)."""
+
+    SYNC_DEFAULT = 0
+    NON_BLOCKING = 1
+
+
+def _check_flags(flags):
+    try:
+        return CudaStreamFlags(flags)
+    except ValueError:
+        raise ValueError(
+            f"flags must be a CudaStreamFlags (SYNC_DEFAULT=0 or NON_BLOCKING=1), not {flags!r}"
+        ) from None
 
 
 class Stream:
     """A GPU stream.
 
-    ``Stream()`` creates a new stream (destroyed when the object goes); ``Stream(s)`` with
-    another ``Stream``, a CuPy stream (``.ptr``), a Numba stream (``.handle``) or an int
-    handle wraps that stream without owning it.
+    ``Stream()`` creates a new stream (destroyed when the object goes; ``flags`` picks
+    ``CudaStreamFlags``); ``Stream(s)`` with another ``Stream``, an object of the CUDA stream
+    protocol (``__cuda_stream__``, version 0), a CuPy stream (``.ptr``), a Numba stream
+    (``.handle``) or an int handle wraps that stream without owning it.
     """
 
     __slots__ = ("_handle", "_owner", "__weakref__")
 
-    def __init__(self, obj=None):
+    def __init__(self, obj=None, flags=None):
         self._owner = None
+        if obj is not None and flags is not None:
+            # Flags only mean something to a stream created here.
+            raise ValueError(
+                "flags may only be specified when obj is None; flags cannot be applied to "
+                "an existing stream."
+            )
         if obj is None:
-            handle = _ffi.stream_create(0)
+            flags = CudaStreamFlags.SYNC_DEFAULT if flags is None else _check_flags(flags)
+            handle = _ffi.stream_create(int(flags))
             self._handle = handle
             self._owner = weakref.finalize(self, _ffi.stream_destroy, handle)
         elif isinstance(obj, Stream):
             self._handle = obj._handle
+            self._owner = obj
+        elif hasattr(obj, "__cuda_stream__"):
+            version, handle = obj.__cuda_stream__()
+            if version != 0:
+                raise NotImplementedError(
+                    "RMM does not currently support the CUDA Stream Protocol version: "
+                    f"'{version}'."
+                )
+            self._handle = int(handle)
             self._owner = obj
         elif isinstance(obj, int) and not isinstance(obj, bool):
             if obj < 0:
@@ -40,7 +75,8 @@ class Stream:
             self._owner = obj
         else:
             raise TypeError(
-                "Stream() takes None, a Stream, a CuPy or Numba stream or an int handle, "
+                "Stream() takes None, a Stream, an object with __cuda_stream__, a CuPy or "
+                "Numba stream or an int handle, "
                 f"not {type(obj).__name__}"
             )
 
@@ -55,6 +91,10 @@ class Stream:
     def handle(self):
         """The stream handle as an int (not in RMM 25.02, whose handle is Cython-only)."""
         return self._handle
+
+    def __cuda_stream__(self):
+        """The CUDA stream protocol: ``(0, handle)`` (version 0; RMM 26.06)."""
+        return (0, self._handle)
 
     def synchronize(self):
         """Wait until all work queued on the stream has completed."""
@@ -87,12 +127,24 @@ PER_THREAD_DEFAULT_STREAM = Stream._from_handle(2)
 
 
 def as_stream(stream, name="stream"):
-    """``stream`` checked to be a ``Stream`` (None: the default stream)."""
+    """``stream`` checked to be a ``Stream``.
+
+    None is refused as RMM 26.06 refuses it: a silent default stream would hide a caller's
+    missing stream (leave the argument out for the default stream)."""
     if stream is None:
-        return DEFAULT_STREAM
+        raise TypeError(
+            f"{name} argument cannot be None. Please provide a valid Stream instance "
+            "(or leave it out for the default stream)."
+        )
     if not isinstance(stream, Stream):
         raise TypeError(f"{name} must be an rmm Stream, not {type(stream).__name__}")
     return stream
 
 
-__all__ = ["Stream", "DEFAULT_STREAM", "LEGACY_DEFAULT_STREAM", "PER_THREAD_DEFAULT_STREAM"]
+__all__ = [
+    "CudaStreamFlags",
+    "Stream",
+    "DEFAULT_STREAM",
+    "LEGACY_DEFAULT_STREAM",
+    "PER_THREAD_DEFAULT_STREAM",
+]

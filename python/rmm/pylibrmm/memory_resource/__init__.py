@@ -1,10 +1,17 @@
-"""Memory resources and the per-device registry (RMM's ``rmm.mr``)."""
+"""Memory resources: Python objects over librmm.so resource handles.
 
-from rmm.pylibrmm.memory_resource import (
+A package as in RMM 26.06 (``_memory_resource`` holds the classes and the registry,
+``experimental`` the experimental resources); every name RMM 25.02 and 25.10 imported from
+the module ``rmm.pylibrmm.memory_resource`` is still here.
+"""
+
+from rmm.pylibrmm.memory_resource import _memory_resource
+from rmm.pylibrmm.memory_resource._memory_resource import (
     ArenaMemoryResource,
     BinningMemoryResource,
     CallbackMemoryResource,
     CudaAsyncMemoryResource,
+    CudaAsyncViewMemoryResource,
     CudaMemoryResource,
     DeviceMemoryResource,
     FailureCallbackResourceAdaptor,
@@ -12,6 +19,7 @@ from rmm.pylibrmm.memory_resource import (
     LimitingResourceAdaptor,
     LoggingResourceAdaptor,
     ManagedMemoryResource,
+    PinnedHostMemoryResource,
     PoolMemoryResource,
     PrefetchResourceAdaptor,
     SamHeadroomMemoryResource,
@@ -33,12 +41,14 @@ from rmm.pylibrmm.memory_resource import (
     set_current_device_resource,
     set_per_device_resource,
 )
+from rmm.pylibrmm.memory_resource import experimental
 
 __all__ = [
     "ArenaMemoryResource",
     "BinningMemoryResource",
     "CallbackMemoryResource",
     "CudaAsyncMemoryResource",
+    "CudaAsyncViewMemoryResource",
     "CudaMemoryResource",
     "DeviceMemoryResource",
     "FailureCallbackResourceAdaptor",
@@ -46,6 +56,7 @@ __all__ = [
     "LimitingResourceAdaptor",
     "LoggingResourceAdaptor",
     "ManagedMemoryResource",
+    "PinnedHostMemoryResource",
     "PoolMemoryResource",
     "PrefetchResourceAdaptor",
     "SamHeadroomMemoryResource",
@@ -53,11 +64,10 @@ __all__ = [
     "SystemMemoryResource",
     "TrackingResourceAdaptor",
     "UpstreamResourceAdaptor",
-    "_flush_logs",
-    "_initialize",
     "available_device_memory",
     "disable_logging",
     "enable_logging",
+    "experimental",
     "get_current_device_resource",
     "get_current_device_resource_type",
     "get_log_filenames",
@@ -67,3 +77,14 @@ __all__ = [
     "set_current_device_resource",
     "set_per_device_resource",
 ]
+
+
+def __getattr__(name):
+    # The module's private helpers (registry state, _free_vouched, ...) stay reachable
+    # under the module path that code written for RMM 25.02 used.
+    try:
+        return getattr(_memory_resource, name)
+    except AttributeError:
+        raise AttributeError(
+            f"module 'rmm.pylibrmm.memory_resource' has no attribute {name!r}"
+        ) from None

@@ -15,7 +15,7 @@ import weakref
 from rmm import _ffi
 # `import rmm` makes `rmm._cuda.gpu` reachable as an attribute, as RMM's does (its tests use it).
 from rmm._cuda import gpu as _gpu  # noqa: F401
-from rmm._exceptions import InvalidArgumentError
+from rmm._exceptions import InvalidArgumentError, UnsupportedError
 from rmm.pylibrmm.helper import check_pointer, check_size, parse_size
 from rmm.pylibrmm.stream import DEFAULT_STREAM, Stream, as_stream
 from rmm.statistics import Statistics
@@ -142,19 +142,97 @@ class SamHeadroomMemoryResource(DeviceMemoryResource):
         _register(self, _ffi.sam_headroom_create(parse_size(headroom, "headroom")))
 
 
+# cudaMemAllocationHandleType bits, as rmm_async_create takes them
+_HANDLE_POSIX_FD = 1
+_HANDLE_FABRIC = 8
+
+
 class CudaAsyncMemoryResource(DeviceMemoryResource):
     """Stream-ordered allocation (``cudaMallocAsync``) from a pool of its own.
 
     ``initial_pool_size`` and ``release_threshold`` are bytes (ints or strings such as
     ``"1GiB"``); by default half of the free device memory is reserved at construction and
     the release threshold is the device's total memory. ``enable_ipc`` makes the pool
-    exportable (POSIX file descriptors).
+    exportable as POSIX file descriptors, ``enable_fabric`` (RMM 25.10) as fabric handles;
+    a handle type the device or runtime cannot export raises a ``RuntimeError`` ending in
+    "Requested IPC memory handle type not supported", as RMM's.
     """
 
-    def __init__(self, initial_pool_size=None, release_threshold=None, enable_ipc=False):
+    def __init__(
+        self,
+        initial_pool_size=None,
+        release_threshold=None,
+        enable_ipc=False,
+        enable_fabric=False,
+    ):
         initial = None if initial_pool_size is None else parse_size(initial_pool_size)
         release = None if release_threshold is None else parse_size(release_threshold)
-        _register(self, _ffi.async_create(initial, release, 1 if enable_ipc else 0))
+        handle_type = (_HANDLE_POSIX_FD if enable_ipc else 0) | (
+            _HANDLE_FABRIC if enable_fabric else 0
+        )
+        try:
+            handle = _ffi.async_create(initial, release, handle_type)
+        except UnsupportedError as e:
+            if not handle_type:
+                raise
+            # RMM's words end the message: callers (and RMM's own tests) match on them.
+            err = UnsupportedError(
+                e.errcode,
+                f"{e.msg.rstrip('.')}; Requested IPC memory handle type not supported",
+            )
+            err.runtime_code = getattr(e, "runtime_code", 0)
+            raise err from e
+        _register(self, handle)
+
+    def pool_handle(self):
+        """The address of the pool (a ``cudaMemPool_t``) this resource allocates from."""
+        return _ffi.async_pool_handle(self._h())
+
+
+def _pool_address(pool_handle):
+    """The address in a pool handle: cuda-bindings' ``cudaMemPool_t`` / ``CUmemoryPool``
+    (``int()`` gives it), or a plain int."""
+    if isinstance(pool_handle, bool) or pool_handle is None:
+        raise ValueError(
+            "pool_handle must be a cudaMemPool_t or CUmemoryPool (or its address as an int), "
+            f"not {pool_handle!r}"
+        )
+    try:
+        address = int(pool_handle)
+    except (TypeError, ValueError):
+        raise ValueError(
+            "pool_handle must be a cudaMemPool_t or CUmemoryPool (or its address as an int), "
+            f"not {type(pool_handle).__name__}"
+        ) from None
+    if address <= 0 or address >= 1 << 64:
+        raise ValueError(
+            f"pool_handle must be a non-null pool address, got {address:#x}: pass a pool "
+            "from cudaDeviceGetDefaultMemPool or cudaMemPoolCreate"
+        )
+    return address
+
+
+class CudaAsyncViewMemoryResource(DeviceMemoryResource):
+    """Stream-ordered allocation from an existing pool (RMM 25.10).
+
+    ``pool_handle`` is a ``cudaMemPool_t`` / ``CUmemoryPool`` (or its address), such as
+    the device's default pool; the resource does not own it, and the pool must outlive it.
+    """
+
+    def __init__(self, pool_handle):
+        _register(self, _ffi.async_view_create(_pool_address(pool_handle)))
+
+    def pool_handle(self):
+        """The address of the viewed pool."""
+        return _ffi.async_pool_handle(self._h())
+
+
+class PinnedHostMemoryResource(DeviceMemoryResource):
+    """Pinned (page-locked) host memory (``cudaHostAlloc``/``cudaFreeHost``; RMM 26.06),
+    reachable from the host and the device."""
+
+    def __init__(self):
+        _register(self, _ffi.pinned_host_create())
 
 
 class PoolMemoryResource(UpstreamResourceAdaptor):
@@ -511,6 +589,8 @@ _CLASSES = {
     "system_memory_resource": SystemMemoryResource,
     "sam_headroom_memory_resource": SamHeadroomMemoryResource,
     "cuda_async_memory_resource": CudaAsyncMemoryResource,
+    "cuda_async_view_memory_resource": CudaAsyncViewMemoryResource,
+    "pinned_host_memory_resource": PinnedHostMemoryResource,
     "pool_memory_resource": PoolMemoryResource,
     "arena_memory_resource": ArenaMemoryResource,
     "fixed_size_memory_resource": FixedSizeMemoryResource,
