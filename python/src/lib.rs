@@ -963,6 +963,12 @@ extern "C" fn cb_allocate(
                 unsafe { *out = p as *mut c_void };
                 SUCCESS
             }
+            // A MemoryError is the resource running out: reported as such, a
+            // failure-callback adaptor above retries it (RMM 26.06's own tests rely on it).
+            Err(e) if e.is_instance_of::<PyMemoryError>(py) => {
+                fail_with(py, e);
+                OUT_OF_MEMORY
+            }
             Err(e) => fail_with(py, e),
         }
     })

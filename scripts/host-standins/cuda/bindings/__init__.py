@@ -1,0 +1,1 @@
+"""Host stand-in of cuda-bindings (see scripts/host-standins/README.md)."""

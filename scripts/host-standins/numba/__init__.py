@@ -1,0 +1,1 @@
+"""Host stand-in of Numba (see scripts/host-standins/README.md): ``numba.cuda`` only."""
