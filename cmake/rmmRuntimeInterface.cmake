@@ -34,3 +34,13 @@ function(rmm_add_runtime_interface target)
     target_link_libraries(${target} INTERFACE hip::host)
   endif()
 endfunction()
+
+# find_package(rmm <major>.<minor>): the translation units of the target's users compile
+# against that RMM release's C++ API (RMM_API_VERSION=<YYMM>, see rmm/version_config.hpp).
+function(rmm_add_api_version target major minor)
+  if("${major}" STREQUAL "")
+    return()
+  endif()
+  math(EXPR yymm "${major} * 100 + ${minor}")
+  target_compile_definitions(${target} INTERFACE RMM_API_VERSION=${yymm})
+endfunction()

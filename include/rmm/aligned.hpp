@@ -11,6 +11,7 @@
 #include <cstdint>
 
 namespace rmm {
+RMM_API_NAMESPACE_BEGIN
 
 /**
  * @brief Alignment of every device allocation: 256 bytes, as guaranteed by cudaMalloc/hipMalloc.
@@ -102,4 +103,5 @@ template <typename T>
   return is_aligned(reinterpret_cast<std::uintptr_t>(ptr), alignment);
 }
 
+RMM_API_NAMESPACE_END
 }  // namespace rmm

@@ -14,6 +14,7 @@
 #include <utility>
 
 namespace rmm {
+RMM_API_NAMESPACE_BEGIN
 
 /**
  * @brief Strong type for a device ordinal.
@@ -154,4 +155,5 @@ struct cuda_set_device_raii {
   bool needs_reset_;
 };
 
+RMM_API_NAMESPACE_END
 }  // namespace rmm

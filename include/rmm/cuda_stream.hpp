@@ -21,6 +21,7 @@
 #include <utility>
 
 namespace rmm {
+RMM_API_NAMESPACE_BEGIN
 
 /**
  * @brief An owning wrapper of a GPU stream: creates a stream at construction and destroys it
@@ -130,4 +131,5 @@ class cuda_stream {
   detail::stream_type stream_{nullptr};
 };
 
+RMM_API_NAMESPACE_END
 }  // namespace rmm

@@ -16,6 +16,7 @@
 #include <vector>
 
 namespace rmm {
+RMM_API_NAMESPACE_BEGIN
 
 /**
  * @brief Owns a fixed number of streams, created at construction, and returns views of them
@@ -80,4 +81,5 @@ class cuda_stream_pool {
   mutable std::atomic<std::size_t> next_{0};
 };
 
+RMM_API_NAMESPACE_END
 }  // namespace rmm

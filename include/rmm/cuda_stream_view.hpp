@@ -47,6 +47,7 @@
 struct rmm_opaque_stream;
 
 namespace rmm {
+RMM_API_NAMESPACE_BEGIN
 namespace detail {
 #if defined(RMM_DETAIL_STREAM_HIP)
 /// @brief The runtime's stream handle type.
@@ -229,4 +230,5 @@ inline const cuda_stream_view cuda_stream_legacy{detail::from_c_stream(RMM_STREA
 /// @brief The per-thread default stream (cudaStreamPerThread / hipStreamPerThread).
 inline const cuda_stream_view cuda_stream_per_thread{detail::from_c_stream(RMM_STREAM_PER_THREAD)};
 
+RMM_API_NAMESPACE_END
 }  // namespace rmm

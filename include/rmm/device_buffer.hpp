@@ -24,6 +24,7 @@
 #include <stdexcept>
 
 namespace rmm {
+RMM_API_NAMESPACE_BEGIN
 
 /**
  * @brief RAII owner of an untyped, uninitialized block of device memory.
@@ -357,4 +358,5 @@ class device_buffer {
   cuda_device_id device_{get_current_cuda_device()};
 };
 
+RMM_API_NAMESPACE_END
 }  // namespace rmm

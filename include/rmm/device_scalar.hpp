@@ -15,6 +15,7 @@
 #include <type_traits>
 
 namespace rmm {
+RMM_API_NAMESPACE_BEGIN
 
 /**
  * @brief One object of type `T` in device memory, allocated and freed in stream order.
@@ -195,4 +196,5 @@ class device_scalar {
   device_uvector<T> storage_;
 };
 
+RMM_API_NAMESPACE_END
 }  // namespace rmm

@@ -25,6 +25,7 @@
 #include <vector>
 
 namespace rmm {
+RMM_API_NAMESPACE_BEGIN
 
 /**
  * @brief An array of `T` in device memory whose elements are not initialized at construction.
@@ -378,4 +379,5 @@ class device_uvector {
   device_buffer storage_;
 };
 
+RMM_API_NAMESPACE_END
 }  // namespace rmm

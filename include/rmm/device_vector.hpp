@@ -15,11 +15,13 @@
 #include <thrust/device_vector.h>
 
 namespace rmm {
+RMM_API_NAMESPACE_BEGIN
 /**
  * @brief A `thrust::device_vector` whose memory comes from rmm's current device resource.
  * @tparam T Element type
  */
 template <typename T>
 using device_vector = thrust::device_vector<T, rmm::mr::thrust_allocator<T>>;
+RMM_API_NAMESPACE_END
 }  // namespace rmm
 #endif

@@ -11,6 +11,7 @@
 #include <string>
 
 namespace rmm {
+RMM_API_NAMESPACE_BEGIN
 
 /**
  * @brief Thrown when a precondition is violated: a bad argument, an unsupported operation,
@@ -76,4 +77,5 @@ class out_of_range : public std::out_of_range {
   using std::out_of_range::out_of_range;
 };
 
+RMM_API_NAMESPACE_END
 }  // namespace rmm

@@ -47,6 +47,7 @@
 #endif
 
 namespace rmm {
+RMM_API_NAMESPACE_BEGIN
 
 /// @brief The Thrust policy type that exec_policy derives from.
 using thrust_exec_policy_t = decltype(RMM_DETAIL_THRUST_PAR(
@@ -94,6 +95,7 @@ class exec_policy_nosync : public thrust_exec_policy_nosync_t {
   }
 };
 
+RMM_API_NAMESPACE_END
 }  // namespace rmm
 
 #undef RMM_DETAIL_THRUST_PAR

@@ -16,6 +16,8 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
 #include <rmm/detail/check.hpp>
 #include <rmm/rmm.h>
 
@@ -55,6 +57,7 @@
 #define RMM_LOG_LEVEL_OFF      6
 
 namespace rmm {
+RMM_API_NAMESPACE_BEGIN
 
 /**
  * @brief The severity levels of the logger.
@@ -1073,6 +1076,7 @@ struct log_level_setter {
   level_enum prev_level_;
 };
 
+RMM_API_NAMESPACE_END
 }  // namespace rmm
 
 // Compile-time filter of the RMM_LOG_* macros: levels below it compile to nothing.

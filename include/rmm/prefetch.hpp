@@ -35,6 +35,7 @@
 #endif
 
 namespace rmm {
+RMM_API_NAMESPACE_BEGIN
 
 /**
  * @brief Prefetches @p size bytes at @p ptr to @p device, ordered on @p stream.
@@ -83,4 +84,5 @@ void prefetch(std::span<T const> data, rmm::cuda_device_id device, rmm::cuda_str
 }
 #endif
 
+RMM_API_NAMESPACE_END
 }  // namespace rmm

@@ -13,9 +13,12 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
 #include <rmm/rmm.h>
 
 namespace rmm {
+RMM_API_NAMESPACE_BEGIN
 
 /**
  * @brief Whether the process has entered `exit()` (atexit handlers / static destructors).
@@ -23,4 +26,5 @@ namespace rmm {
  */
 [[nodiscard]] inline bool process_is_exiting() noexcept { return rmm_process_is_exiting(); }
 
+RMM_API_NAMESPACE_END
 }  // namespace rmm

@@ -37,6 +37,8 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
 #include <rmm/aligned.hpp>
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/error.hpp>
@@ -51,6 +53,7 @@
 #include <rmm/detail/cuda_mr.hpp>
 
 namespace rmm {
+RMM_API_NAMESPACE_BEGIN
 
 namespace detail {
 
@@ -582,4 +585,5 @@ inline device_async_resource_ref to_device_async_resource_ref_checked(
   return device_async_resource_ref{*res};
 }
 
+RMM_API_NAMESPACE_END
 }  // namespace rmm

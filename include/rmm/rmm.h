@@ -157,6 +157,12 @@ typedef bool (*rmm_failure_callback_t)(size_t bytes, void *arg);
 typedef void (*rmm_log_write_fn)(const char *data, size_t len, void *arg);
 
 /**
+ * A front end's function that frees its object for a registry entry (a tag), called when
+ * a front end with another key replaces that entry.
+ */
+typedef void (*rmm_tag_release_fn)(void *tag);
+
+/**
  * What a pool holds (beyond hipMM: free-block count, largest block, fragmentation).
  */
 typedef struct {
@@ -643,25 +649,34 @@ rmm_status_t rmm_set_per_device_resource(int32_t device,
 rmm_status_t rmm_reset_per_device_resource(int32_t device, rmm_resource_t *previous);
 
 /**
- * Like `rmm_set_per_device_resource`, storing an opaque `tag` with the entry (the C++
- * wrapper stores its object). `previous_tag` (nullable) receives the replaced entry's tag.
+ * Like `rmm_set_per_device_resource`, storing an opaque `tag` with the entry under `key`
+ * (each C++ API generation keeps its own object for a resource under its own key, 0 to 3).
+ * `release` (nullable) frees `tag` should a front end with another key replace the entry.
+ * `previous_tag` (nullable) receives the replaced entry's tag under `key` (NULL if none);
+ * its tags under other keys are released.
  */
 rmm_status_t rmm_set_per_device_resource_tagged(int32_t device,
+                                                uint32_t key,
                                                 rmm_resource_t resource,
                                                 void *tag,
+                                                rmm_tag_release_fn release,
                                                 rmm_resource_t *previous,
                                                 void **previous_tag);
 
 /**
- * The resource of `device` (a new reference) and the tag stored with it (NULL if none).
+ * The resource of `device` (a new reference) and the tag stored with it under `key` (NULL
+ * if none).
  */
-rmm_status_t rmm_get_per_device_resource_tagged(int32_t device, rmm_resource_t *out, void **tag);
+rmm_status_t rmm_get_per_device_resource_tagged(int32_t device,
+                                                uint32_t key,
+                                                rmm_resource_t *out,
+                                                void **tag);
 
 /**
- * Compare-and-set of the tag of `device`'s initial resource: stores `proposed` if none is
- * set yet; `actual` receives the stored tag (yours, or one stored earlier).
+ * Compare-and-set of the tag under `key` of `device`'s initial resource: stores `proposed`
+ * if none is set yet; `actual` receives the stored tag (yours, or one stored earlier).
  */
-rmm_status_t rmm_initial_resource_tag(int32_t device, void *proposed, void **actual);
+rmm_status_t rmm_initial_resource_tag(int32_t device, uint32_t key, void *proposed, void **actual);
 
 /**
  * Whether `handle` is `device`'s initial resource (the entry tagged through
@@ -671,16 +686,20 @@ rmm_status_t rmm_initial_resource_tag(int32_t device, void *proposed, void **act
 rmm_status_t rmm_per_device_resource_is_initial(int32_t device, rmm_resource_t handle, bool *out);
 
 /**
- * Compare-and-set of the tag of `device`'s current entry, for resources other than the
- * initial one: stores `proposed` if the current entry is still `handle`'s resource and has
- * no tag. `actual` receives the tag now stored with the current entry when it still is
- * that resource (yours, or one stored earlier), or NULL when the current entry is another
- * resource (nothing is stored). `handle` being the initial resource is
- * RMM_STATUS_INVALID_ARGUMENT: its tag is set through `rmm_initial_resource_tag`.
+ * Compare-and-set of the tag under `key` of `device`'s current entry, for resources other
+ * than the initial one: stores `proposed` (and `release`, nullable, called should a front end
+ * with another key replace the entry) if the current entry is still `handle`'s resource and
+ * has no tag under `key`. `actual` receives the tag now stored under `key` when the current
+ * entry still is that resource (yours, or one stored earlier), or NULL when the current
+ * entry is another resource (nothing is stored, `release` is not called). `handle` being
+ * the initial resource is RMM_STATUS_INVALID_ARGUMENT: its tag is set through
+ * `rmm_initial_resource_tag`.
  */
 rmm_status_t rmm_per_device_entry_tag(int32_t device,
+                                      uint32_t key,
                                       rmm_resource_t handle,
                                       void *proposed,
+                                      rmm_tag_release_fn release,
                                       void **actual);
 
 /**

@@ -106,19 +106,45 @@ pub unsafe extern "C" fn rmm_reset_per_device_resource(
     })
 }
 
-/// Like `rmm_set_per_device_resource`, storing an opaque `tag` with the entry (the C++
-/// wrapper stores its object). `previous_tag` (nullable) receives the replaced entry's tag.
+/// A front end's function that frees its object for a registry entry (a tag), called when
+/// a front end with another key replaces that entry.
+pub type rmm_tag_release_fn = Option<unsafe extern "C" fn(tag: *mut c_void)>;
+
+/// The registry's closure for a C release function.
+fn tag_release(release: rmm_tag_release_fn) -> Option<mr::TagRelease> {
+    release.map(|f| -> mr::TagRelease {
+        Box::new(move |value| {
+            // SAFETY: the front end that stored the tag gave `f` to free exactly this value,
+            // and the registry calls it once, after the entry left the registry.
+            unsafe { f(value as *mut c_void) }
+        })
+    })
+}
+
+/// Like `rmm_set_per_device_resource`, storing an opaque `tag` with the entry under `key`
+/// (each C++ API generation keeps its own object for a resource under its own key, 0 to 3).
+/// `release` (nullable) frees `tag` should a front end with another key replace the entry.
+/// `previous_tag` (nullable) receives the replaced entry's tag under `key` (NULL if none);
+/// its tags under other keys are released.
 #[no_mangle]
 pub unsafe extern "C" fn rmm_set_per_device_resource_tagged(
     device: i32,
+    key: u32,
     resource: rmm_resource_t,
     tag: *mut c_void,
+    release: rmm_tag_release_fn,
     previous: *mut rmm_resource_t,
     previous_tag: *mut *mut c_void,
 ) -> rmm_status_t {
     guard("rmm_set_per_device_resource_tagged", || {
         let r = optional(resource)?;
-        let (prev, prev_tag) = mr::set_per_device_resource_tagged(device, r, tag as usize)?;
+        let (prev, prev_tag) = mr::set_per_device_resource_tagged(
+            device,
+            r,
+            key as usize,
+            tag as usize,
+            tag_release(release),
+        )?;
         if !previous_tag.is_null() {
             // SAFETY: checked non-null; writable by contract.
             unsafe { write_out(previous_tag, prev_tag as *mut c_void) };
@@ -128,17 +154,19 @@ pub unsafe extern "C" fn rmm_set_per_device_resource_tagged(
     })
 }
 
-/// The resource of `device` (a new reference) and the tag stored with it (NULL if none).
+/// The resource of `device` (a new reference) and the tag stored with it under `key` (NULL
+/// if none).
 #[no_mangle]
 pub unsafe extern "C" fn rmm_get_per_device_resource_tagged(
     device: i32,
+    key: u32,
     out: *mut rmm_resource_t,
     tag: *mut *mut c_void,
 ) -> rmm_status_t {
     guard("rmm_get_per_device_resource_tagged", || {
         non_null(out, "out")?;
         non_null(tag, "tag")?;
-        let (r, t) = mr::get_per_device_resource_tagged(device)?;
+        let (r, t) = mr::get_per_device_resource_tagged(device, key as usize)?;
         // SAFETY: both checked non-null above.
         unsafe {
             publish(r, out)?;
@@ -148,17 +176,18 @@ pub unsafe extern "C" fn rmm_get_per_device_resource_tagged(
     })
 }
 
-/// Compare-and-set of the tag of `device`'s initial resource: stores `proposed` if none is
-/// set yet; `actual` receives the stored tag (yours, or one stored earlier).
+/// Compare-and-set of the tag under `key` of `device`'s initial resource: stores `proposed`
+/// if none is set yet; `actual` receives the stored tag (yours, or one stored earlier).
 #[no_mangle]
 pub unsafe extern "C" fn rmm_initial_resource_tag(
     device: i32,
+    key: u32,
     proposed: *mut c_void,
     actual: *mut *mut c_void,
 ) -> rmm_status_t {
     guard("rmm_initial_resource_tag", || {
         non_null(actual, "actual")?;
-        let t = mr::initial_resource_tag(device, proposed as usize)?;
+        let t = mr::initial_resource_tag(device, key as usize, proposed as usize)?;
         // SAFETY: checked non-null above.
         unsafe { write_out(actual, t as *mut c_void) };
         Ok(())
@@ -184,23 +213,33 @@ pub unsafe extern "C" fn rmm_per_device_resource_is_initial(
     })
 }
 
-/// Compare-and-set of the tag of `device`'s current entry, for resources other than the
-/// initial one: stores `proposed` if the current entry is still `handle`'s resource and has
-/// no tag. `actual` receives the tag now stored with the current entry when it still is
-/// that resource (yours, or one stored earlier), or NULL when the current entry is another
-/// resource (nothing is stored). `handle` being the initial resource is
-/// RMM_STATUS_INVALID_ARGUMENT: its tag is set through `rmm_initial_resource_tag`.
+/// Compare-and-set of the tag under `key` of `device`'s current entry, for resources other
+/// than the initial one: stores `proposed` (and `release`, nullable, called should a front end
+/// with another key replace the entry) if the current entry is still `handle`'s resource and
+/// has no tag under `key`. `actual` receives the tag now stored under `key` when the current
+/// entry still is that resource (yours, or one stored earlier), or NULL when the current
+/// entry is another resource (nothing is stored, `release` is not called). `handle` being
+/// the initial resource is RMM_STATUS_INVALID_ARGUMENT: its tag is set through
+/// `rmm_initial_resource_tag`.
 #[no_mangle]
 pub unsafe extern "C" fn rmm_per_device_entry_tag(
     device: i32,
+    key: u32,
     handle: rmm_resource_t,
     proposed: *mut c_void,
+    release: rmm_tag_release_fn,
     actual: *mut *mut c_void,
 ) -> rmm_status_t {
     guard("rmm_per_device_entry_tag", || {
         non_null(actual, "actual")?;
         let r = resource_of(handle)?;
-        let t = mr::current_entry_tag(device, &r, proposed as usize)?;
+        let t = mr::current_entry_tag(
+            device,
+            &r,
+            key as usize,
+            proposed as usize,
+            tag_release(release),
+        )?;
         // SAFETY: checked non-null above.
         unsafe { write_out(actual, t as *mut c_void) };
         Ok(())

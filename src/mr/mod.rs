@@ -69,7 +69,7 @@ pub use per_device::{
     current_entry_tag, get_current_device_resource, get_per_device_resource,
     get_per_device_resource_tagged, initial_resource_tag, is_initial_resource,
     reset_current_device_resource, reset_per_device_resource, set_current_device_resource,
-    set_per_device_resource, set_per_device_resource_tagged,
+    set_per_device_resource, set_per_device_resource_tagged, TagRelease, TAG_KEYS,
 };
 pub use pinned_host::PinnedHostMemoryResource;
 pub use pool::PoolMemoryResource;

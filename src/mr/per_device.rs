@@ -18,27 +18,82 @@ use super::{CudaMemoryResource, SharedResource};
 use crate::error::{Error, Result};
 use crate::runtime::{runtime, DeviceId};
 
+/// How many front ends may tag an entry, each under its own key: the C++ layer's API
+/// generations (25.02, 25.10, 26.06) each keep their own object for the same resource.
+pub const TAG_KEYS: usize = 4;
+
+/// Called with a tag's value when the registry drops the entry that carries it for a key
+/// other than the one replacing the entry (that caller gets its own tag back instead).
+pub type TagRelease = Box<dyn FnOnce(usize) + Send>;
+
+#[derive(Default)]
+struct Tag {
+    value: usize,
+    release: Option<TagRelease>,
+}
+
+/// One entry of the registry: the resource and, per key, the front end's object for it.
+struct Entry {
+    resource: SharedResource,
+    tags: [Tag; TAG_KEYS],
+}
+
+impl Entry {
+    fn new(resource: SharedResource) -> Self {
+        Self {
+            resource,
+            tags: Default::default(),
+        }
+    }
+}
+
+/// The releases owed by an entry that left the registry: run once the slot is unlocked,
+/// since they call back into front ends.
+#[derive(Default)]
+struct Orphans(Vec<(usize, TagRelease)>);
+
+impl Orphans {
+    fn run(self) {
+        for (value, release) in self.0 {
+            release(value);
+        }
+    }
+}
+
+fn check_key(key: usize) -> Result<()> {
+    if key < TAG_KEYS {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "tag key {key} is out of range: the registry keeps {TAG_KEYS} keys (0..{TAG_KEYS})"
+        )))
+    }
+}
+
 #[derive(Default)]
 struct Slot {
-    initial: Option<(SharedResource, usize)>,
-    current: Option<(SharedResource, usize)>,
+    initial: Option<Entry>,
+    current: Option<Entry>,
 }
 
 impl Slot {
-    fn initial(&mut self) -> Result<(SharedResource, usize)> {
-        if let Some((r, t)) = &self.initial {
-            return Ok((r.clone(), *t));
+    fn initial(&mut self) -> Result<&mut Entry> {
+        if self.initial.is_none() {
+            let r: SharedResource = Arc::new(CudaMemoryResource::new()?);
+            self.initial = Some(Entry::new(r));
         }
-        let r: SharedResource = Arc::new(CudaMemoryResource::new()?);
-        self.initial = Some((r.clone(), 0));
-        Ok((r, 0))
+        Ok(self
+            .initial
+            .as_mut()
+            .expect("initial resource was just created"))
     }
 
-    fn get(&mut self) -> Result<(SharedResource, usize)> {
-        match &self.current {
-            Some((r, t)) => Ok((r.clone(), *t)),
-            None => self.initial(),
-        }
+    fn get(&mut self, key: usize) -> Result<(SharedResource, usize)> {
+        let entry = match &mut self.current {
+            Some(e) => e,
+            None => self.initial()?,
+        };
+        Ok((entry.resource.clone(), entry.tags[key].value))
     }
 }
 
@@ -70,26 +125,54 @@ fn current_device() -> Result<DeviceId> {
     runtime()?.get_device().map_err(|e| Error::runtime(-1, e))
 }
 
-/// The resource of `device`, with the tag stored with it (0 when none).
-pub fn get_per_device_resource_tagged(device: DeviceId) -> Result<(SharedResource, usize)> {
-    slot(device)?.lock().get()
+/// The resource of `device`, with the tag stored with it under `key` (0 when none).
+pub fn get_per_device_resource_tagged(
+    device: DeviceId,
+    key: usize,
+) -> Result<(SharedResource, usize)> {
+    check_key(key)?;
+    slot(device)?.lock().get(key)
 }
 
 /// The resource of `device`.
 pub fn get_per_device_resource(device: DeviceId) -> Result<SharedResource> {
-    Ok(get_per_device_resource_tagged(device)?.0)
+    Ok(get_per_device_resource_tagged(device, 0)?.0)
 }
 
-/// Sets the resource of `device` (with a front-end tag); `None` resets to the initial
-/// resource. Returns the previous resource and its tag.
+/// Sets the resource of `device` with a front end's tag under `key` (and the function that
+/// releases it should another key replace the entry); `None` resets to the initial resource.
+/// Returns the previous resource and its tag under `key`; the previous entry's tags under
+/// other keys are released.
 pub fn set_per_device_resource_tagged(
     device: DeviceId,
     resource: Option<SharedResource>,
+    key: usize,
     tag: usize,
+    release: Option<TagRelease>,
 ) -> Result<(SharedResource, usize)> {
-    let mut s = slot(device)?.lock();
-    let previous = s.get()?;
-    s.current = resource.map(|r| (r, tag));
+    check_key(key)?;
+    let mut orphans = Orphans::default();
+    let previous = {
+        let mut s = slot(device)?.lock();
+        let previous = s.get(key)?;
+        let entry = resource.map(|r| {
+            let mut e = Entry::new(r);
+            e.tags[key] = Tag {
+                value: tag,
+                release,
+            };
+            e
+        });
+        if let Some(old) = std::mem::replace(&mut s.current, entry) {
+            for (k, t) in old.tags.into_iter().enumerate() {
+                if let (true, Some(release)) = (k != key, t.release) {
+                    orphans.0.push((t.value, release));
+                }
+            }
+        }
+        previous
+    };
+    orphans.run();
     Ok(previous)
 }
 
@@ -98,7 +181,7 @@ pub fn set_per_device_resource(
     device: DeviceId,
     resource: Option<SharedResource>,
 ) -> Result<SharedResource> {
-    Ok(set_per_device_resource_tagged(device, resource, 0)?.0)
+    Ok(set_per_device_resource_tagged(device, resource, 0, 0, None)?.0)
 }
 
 /// Resets `device` to its initial resource; returns the previous resource.
@@ -121,25 +204,28 @@ pub fn reset_current_device_resource() -> Result<SharedResource> {
     reset_per_device_resource(current_device()?)
 }
 
-/// Compare-and-set of the tag of `device`'s initial resource: stores `proposed` if no tag
-/// is set yet and returns the tag now stored. Lets a front end create one wrapper object
-/// for the initial resource, race-free, with the state kept here rather than in a header.
-pub fn initial_resource_tag(device: DeviceId, proposed: usize) -> Result<usize> {
+/// Compare-and-set of the tag under `key` of `device`'s initial resource: stores `proposed`
+/// if no tag is set yet and returns the tag now stored. Lets a front end create one wrapper
+/// object for the initial resource, race-free, with the state kept here rather than in a
+/// header. The initial resource is never replaced, so its tags are never released.
+pub fn initial_resource_tag(device: DeviceId, key: usize, proposed: usize) -> Result<usize> {
+    check_key(key)?;
     let mut guard = slot(device)?.lock();
     let s = &mut *guard;
-    s.initial()?;
-    let entry = s
-        .initial
-        .as_mut()
-        .expect("initial resource was just created");
-    if entry.1 == 0 {
-        entry.1 = proposed;
+    let entry = s.initial()?;
+    if entry.tags[key].value == 0 {
+        entry.tags[key].value = proposed;
     }
-    let tag = entry.1;
-    // The current entry may be the initial resource set back explicitly without a tag.
-    if let Some((r, t)) = &mut s.current {
-        if *t == 0 && Arc::ptr_eq(r, &entry.0) {
-            *t = tag;
+    let tag = entry.tags[key].value;
+    let initial = entry.resource.clone();
+    // The current entry may be the initial resource set back explicitly without a tag: it
+    // shares the initial object (never released through the current entry).
+    if let Some(e) = &mut s.current {
+        if e.tags[key].value == 0 && Arc::ptr_eq(&e.resource, &initial) {
+            e.tags[key] = Tag {
+                value: tag,
+                release: None,
+            };
         }
     }
     Ok(tag)
@@ -152,27 +238,32 @@ pub fn is_initial_resource(device: DeviceId, resource: &SharedResource) -> Resul
     let s = slot(device)?.lock();
     Ok(s.initial
         .as_ref()
-        .is_some_and(|(initial, _)| Arc::ptr_eq(initial, resource)))
+        .is_some_and(|e| Arc::ptr_eq(&e.resource, resource)))
 }
 
-/// Compare-and-set of the tag of `device`'s *current* entry, for resources other than the
-/// initial one: if the current entry is `resource` (the same object) and untagged, stores
-/// `proposed`. Returns the tag now stored with the current entry when it still is
+/// Compare-and-set of the tag under `key` of `device`'s *current* entry, for resources other
+/// than the initial one: if the current entry is `resource` (the same object) and has no tag
+/// under `key`, stores `proposed` (with `release`, called should another key replace the
+/// entry). Returns the tag now stored under `key` when the current entry still is
 /// `resource` (`proposed`, or one stored earlier), and 0 when the current entry is another
-/// resource (it was replaced, or `resource` is a previous entry): nothing is stored then.
+/// resource (it was replaced, or `resource` is a previous entry): nothing is stored then,
+/// and `release` is dropped uncalled.
 ///
-/// The initial resource keeps its dedicated tag: passing it is an error (use
+/// The initial resource keeps its dedicated tags: passing it is an error (use
 /// [`initial_resource_tag`]).
 pub fn current_entry_tag(
     device: DeviceId,
     resource: &SharedResource,
+    key: usize,
     proposed: usize,
+    release: Option<TagRelease>,
 ) -> Result<usize> {
+    check_key(key)?;
     let mut guard = slot(device)?.lock();
     let s = &mut *guard;
     if s.initial
         .as_ref()
-        .is_some_and(|(initial, _)| Arc::ptr_eq(initial, resource))
+        .is_some_and(|e| Arc::ptr_eq(&e.resource, resource))
     {
         return Err(Error::invalid(format!(
             "the resource is device {device}'s initial resource: its tag is set through \
@@ -180,11 +271,15 @@ pub fn current_entry_tag(
         )));
     }
     match &mut s.current {
-        Some((r, t)) if Arc::ptr_eq(r, resource) => {
-            if *t == 0 {
-                *t = proposed;
+        Some(e) if Arc::ptr_eq(&e.resource, resource) => {
+            let t = &mut e.tags[key];
+            if t.value == 0 {
+                *t = Tag {
+                    value: proposed,
+                    release,
+                };
             }
-            Ok(*t)
+            Ok(t.value)
         }
         _ => Ok(0),
     }

@@ -237,15 +237,15 @@ fn registry_starts_with_cuda_resource_and_set_returns_previous() {
 fn registry_tags_travel_with_entries() {
     init();
     let _g = REGISTRY_LOCK.lock();
-    let tag = initial_resource_tag(0, 0x1000).unwrap();
-    assert_eq!(initial_resource_tag(0, 0x2000).unwrap(), tag, "set once");
+    let tag = initial_resource_tag(0, 0, 0x1000).unwrap();
+    assert_eq!(initial_resource_tag(0, 0, 0x2000).unwrap(), tag, "set once");
     let mine: SharedResource = Arc::new(ManagedMemoryResource::new().unwrap());
-    let (_, prev_tag) = set_per_device_resource_tagged(0, Some(mine), 0xbeef).unwrap();
+    let (_, prev_tag) = set_per_device_resource_tagged(0, Some(mine), 0, 0xbeef, None).unwrap();
     assert_eq!(prev_tag, tag);
-    assert_eq!(get_per_device_resource_tagged(0).unwrap().1, 0xbeef);
-    let (_, prev_tag) = set_per_device_resource_tagged(0, None, 0).unwrap();
+    assert_eq!(get_per_device_resource_tagged(0, 0).unwrap().1, 0xbeef);
+    let (_, prev_tag) = set_per_device_resource_tagged(0, None, 0, 0, None).unwrap();
     assert_eq!(prev_tag, 0xbeef);
-    assert_eq!(get_per_device_resource_tagged(0).unwrap().1, tag);
+    assert_eq!(get_per_device_resource_tagged(0, 0).unwrap().1, tag);
 }
 
 #[test]
@@ -253,46 +253,90 @@ fn registry_tags_untagged_current_entries_apart_from_the_initial_resource() {
     init();
     let _g = REGISTRY_LOCK.lock();
     let initial = get_per_device_resource(0).unwrap();
-    let initial_tag = initial_resource_tag(0, 0x1000).unwrap();
+    let initial_tag = initial_resource_tag(0, 0, 0x1000).unwrap();
     assert!(is_initial_resource(0, &initial).unwrap());
     assert!(
-        current_entry_tag(0, &initial, 0x3000).is_err(),
+        current_entry_tag(0, &initial, 0, 0x3000, None).is_err(),
         "the initial resource keeps its dedicated tag"
     );
-    assert_eq!(initial_resource_tag(0, 0x4000).unwrap(), initial_tag);
+    assert_eq!(initial_resource_tag(0, 0, 0x4000).unwrap(), initial_tag);
 
     // An entry set without a tag (as from C or Python) is not the initial resource.
     let mine: SharedResource = Arc::new(ManagedMemoryResource::new().unwrap());
     set_per_device_resource(0, Some(mine.clone())).unwrap();
     assert!(!is_initial_resource(0, &mine).unwrap());
-    assert_eq!(get_per_device_resource_tagged(0).unwrap().1, 0);
-    assert_eq!(current_entry_tag(0, &mine, 0xa000).unwrap(), 0xa000);
+    assert_eq!(get_per_device_resource_tagged(0, 0).unwrap().1, 0);
     assert_eq!(
-        current_entry_tag(0, &mine, 0xb000).unwrap(),
+        current_entry_tag(0, &mine, 0, 0xa000, None).unwrap(),
+        0xa000
+    );
+    assert_eq!(
+        current_entry_tag(0, &mine, 0, 0xb000, None).unwrap(),
         0xa000,
         "set once"
     );
-    assert_eq!(get_per_device_resource_tagged(0).unwrap().1, 0xa000);
+    assert_eq!(get_per_device_resource_tagged(0, 0).unwrap().1, 0xa000);
     assert_eq!(
-        initial_resource_tag(0, 0x5000).unwrap(),
+        initial_resource_tag(0, 0, 0x5000).unwrap(),
         initial_tag,
         "the initial tag is untouched"
     );
 
     // A resource that is not the current entry is never tagged.
     let other: SharedResource = Arc::new(ManagedMemoryResource::new().unwrap());
-    assert_eq!(current_entry_tag(0, &other, 0xc000).unwrap(), 0);
-    assert_eq!(get_per_device_resource_tagged(0).unwrap().1, 0xa000);
+    assert_eq!(current_entry_tag(0, &other, 0, 0xc000, None).unwrap(), 0);
+    assert_eq!(get_per_device_resource_tagged(0, 0).unwrap().1, 0xa000);
 
     // Setting the same resource again makes a new, untagged entry; once replaced, the old
     // entry can't be tagged.
     set_per_device_resource(0, Some(mine.clone())).unwrap();
-    assert_eq!(get_per_device_resource_tagged(0).unwrap().1, 0);
-    let (prev, prev_tag) = set_per_device_resource_tagged(0, None, 0).unwrap();
+    assert_eq!(get_per_device_resource_tagged(0, 0).unwrap().1, 0);
+    let (prev, prev_tag) = set_per_device_resource_tagged(0, None, 0, 0, None).unwrap();
     assert!(Arc::ptr_eq(&prev, &mine));
     assert_eq!(prev_tag, 0);
-    assert_eq!(current_entry_tag(0, &mine, 0xd000).unwrap(), 0);
-    assert_eq!(get_per_device_resource_tagged(0).unwrap().1, initial_tag);
+    assert_eq!(current_entry_tag(0, &mine, 0, 0xd000, None).unwrap(), 0);
+    assert_eq!(get_per_device_resource_tagged(0, 0).unwrap().1, initial_tag);
+}
+
+#[test]
+fn registry_keeps_one_tag_per_key_and_releases_the_other_keys_on_replacement() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    init();
+    let _g = REGISTRY_LOCK.lock();
+    static RELEASED: AtomicUsize = AtomicUsize::new(0);
+    let release = || -> Option<TagRelease> {
+        Some(Box::new(|v| {
+            RELEASED.fetch_add(v, Ordering::SeqCst);
+        }))
+    };
+    let first: SharedResource = Arc::new(ManagedMemoryResource::new().unwrap());
+    set_per_device_resource_tagged(0, Some(first.clone()), 2, 0x10, release()).unwrap();
+    assert_eq!(get_per_device_resource_tagged(0, 2).unwrap().1, 0x10);
+    assert_eq!(
+        get_per_device_resource_tagged(0, 0).unwrap().1,
+        0,
+        "no key-0 tag yet"
+    );
+    assert_eq!(current_entry_tag(0, &first, 0, 0x20, None).unwrap(), 0x20);
+    assert_eq!(
+        current_entry_tag(0, &first, 1, 0x40, release()).unwrap(),
+        0x40
+    );
+    assert!(
+        get_per_device_resource_tagged(0, TAG_KEYS).is_err(),
+        "keys are bounded"
+    );
+
+    // Key 0 replaces the entry: it gets its own tag back; keys 1 and 2 are released.
+    let second: SharedResource = Arc::new(ManagedMemoryResource::new().unwrap());
+    let (prev, prev_tag) = set_per_device_resource_tagged(0, Some(second), 0, 0x80, None).unwrap();
+    assert!(Arc::ptr_eq(&prev, &first));
+    assert_eq!(prev_tag, 0x20);
+    assert_eq!(RELEASED.load(Ordering::SeqCst), 0x10 + 0x40);
+
+    // The replacing key's own tag is never released by the registry.
+    set_per_device_resource_tagged(0, None, 0, 0, None).unwrap();
+    assert_eq!(RELEASED.load(Ordering::SeqCst), 0x10 + 0x40);
 }
 
 #[test]

@@ -21,6 +21,7 @@
 #include <utility>
 
 namespace RMM_NAMESPACE {
+RMM_API_NAMESPACE_BEGIN
 namespace detail {
 
 // The alignment helpers under their older rmm::detail names (RMM <= 24.02, hipMM main).
@@ -111,4 +112,5 @@ void aligned_deallocate(void* ptr, std::size_t bytes, std::size_t alignment, Dea
 }
 
 }  // namespace detail
+RMM_API_NAMESPACE_END
 }  // namespace RMM_NAMESPACE

@@ -15,12 +15,16 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
 #include <rmm/error.hpp>
 #include <rmm/rmm.h>
 
 #include <string>
 
-namespace rmm::detail {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace detail {
 
 /**
  * @brief The message describing the last failure on this thread, or the generic text of
@@ -79,4 +83,6 @@ inline void check(rmm_status_t status)
   if (status != RMM_STATUS_SUCCESS) { throw_status(status); }
 }
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::detail

@@ -13,6 +13,8 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
 #include <rmm/error.hpp>
 
 #include <cassert>
@@ -78,7 +80,9 @@
 /// @brief Defined to 1: RMM_CUDA_TRY, RMM_CUDA_TRY_ALLOC and RMM_ASSERT_CUDA_SUCCESS exist.
 #define RMM_HAS_RUNTIME_ERROR_MACROS 1
 
-namespace rmm::detail {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace detail {
 
 #if defined(RMM_DETAIL_ERROR_HIP)
 /// @brief The runtime's error type (hipError_t).
@@ -150,6 +154,8 @@ inline std::string runtime_alloc_error_message(char const* location,
   throw rmm::bad_alloc{msg};
 }
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::detail
 
 /// @cond

@@ -10,6 +10,8 @@
  */
 #pragma once
 
+#include <rmm/version_config.hpp>
+
 #if defined(__GNUC__) && !defined(__MINGW32__) && !defined(__MINGW64__)
 /// @brief Default (exported) symbol visibility.
 #define RMM_EXPORT __attribute__((visibility("default")))

@@ -19,6 +19,7 @@
 #include <vector>
 
 namespace RMM_NAMESPACE {
+RMM_API_NAMESPACE_BEGIN
 namespace detail {
 
 /// @cond
@@ -92,4 +93,5 @@ inline std::string format_stream(rmm::cuda_stream_view stream)
 }
 
 }  // namespace detail
+RMM_API_NAMESPACE_END
 }  // namespace RMM_NAMESPACE

@@ -26,6 +26,7 @@
 #endif
 
 namespace RMM_NAMESPACE {
+RMM_API_NAMESPACE_BEGIN
 namespace detail {
 
 /**
@@ -70,4 +71,5 @@ struct runtime_async_alloc {
 };
 
 }  // namespace detail
+RMM_API_NAMESPACE_END
 }  // namespace RMM_NAMESPACE

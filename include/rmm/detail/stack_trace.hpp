@@ -37,6 +37,7 @@
 #endif
 
 namespace RMM_NAMESPACE {
+RMM_API_NAMESPACE_BEGIN
 namespace detail {
 
 /**
@@ -110,4 +111,5 @@ class stack_trace {
 };
 
 }  // namespace detail
+RMM_API_NAMESPACE_END
 }  // namespace RMM_NAMESPACE

@@ -19,6 +19,7 @@
 #endif
 
 namespace RMM_NAMESPACE {
+RMM_API_NAMESPACE_BEGIN
 namespace mr {
 namespace detail {
 
@@ -70,4 +71,5 @@ inline constexpr bool
 /// @endcond
 
 }  // namespace mr
+RMM_API_NAMESPACE_END
 }  // namespace RMM_NAMESPACE

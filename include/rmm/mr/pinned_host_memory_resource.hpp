@@ -17,7 +17,9 @@
 #include <cstddef>
 #include <utility>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief Memory resource allocating pinned host memory with cudaHostAlloc/hipHostMalloc.
@@ -170,4 +172,6 @@ class pinned_host_memory_resource final : public detail::handle_resource {
 #endif
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

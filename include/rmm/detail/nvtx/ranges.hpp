@@ -11,6 +11,8 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
 #if !defined(RMM_DISABLE_NVTX) && defined(__has_include)
 #if __has_include(<nvtx3/nvtx3.hpp>)
 #include <nvtx3/nvtx3.hpp>
@@ -20,6 +22,7 @@
 #endif
 
 namespace rmm {
+RMM_API_NAMESPACE_BEGIN
 
 /**
  * @brief The NVTX domain of rmm's ranges ("librmm").
@@ -61,6 +64,7 @@ class scoped_range {
 };
 #endif
 
+RMM_API_NAMESPACE_END
 }  // namespace rmm
 
 #if defined(RMM_NVTX) && defined(RMM_HAS_NVTX3)

@@ -22,7 +22,9 @@
 #include <optional>
 #include <unordered_map>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief Resource adaptor aligning allocations of at least `alignment_threshold` bytes to
@@ -111,4 +113,6 @@ class aligned_resource_adaptor final : private detail::upstream_handle_holder,
   Upstream* upstream_;
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

@@ -25,7 +25,9 @@
 #include <shared_mutex>
 #include <thread>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief A global arena taken from @p Upstream in one allocation, with per-thread arenas for
@@ -133,4 +135,6 @@ class arena_memory_resource final : private detail::upstream_handle_holder,
   Upstream* upstream_;
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

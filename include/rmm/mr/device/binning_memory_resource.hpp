@@ -27,7 +27,9 @@
 #include <optional>
 #include <vector>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief Serves each allocation from the smallest bin whose size fits it; larger ones go to
@@ -181,4 +183,6 @@ class binning_memory_resource final : private detail::upstream_handle_holder,
   Upstream* upstream_;
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

@@ -20,7 +20,9 @@
 #include <string>
 #include <utility>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief Allocation callback: `void* (std::size_t bytes, cuda_stream_view stream, void* arg)`.
@@ -176,4 +178,6 @@ class callback_memory_resource final : public detail::handle_resource {
   detail::callback_context* context_;
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

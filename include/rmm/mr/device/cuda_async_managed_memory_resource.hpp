@@ -5,11 +5,15 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/detail/mem_pool_type.hpp>
 #include <rmm/rmm.h>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief Device memory resource allocating managed (unified) memory in stream order from a
@@ -47,4 +51,6 @@ class cuda_async_managed_memory_resource final : public detail::handle_resource 
   }
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

@@ -23,7 +23,9 @@
 #include <optional>
 #include <limits>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief Device memory resource allocating in stream order from a memory pool it creates on
@@ -97,4 +99,6 @@ class cuda_async_memory_resource final : public detail::handle_resource {
   }
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

@@ -19,7 +19,9 @@
 #include <cstddef>
 #include <limits>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief Device memory resource allocating in stream order (cudaMallocFromPoolAsync /
@@ -66,4 +68,6 @@ class cuda_async_view_memory_resource final : public detail::handle_resource {
   }
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

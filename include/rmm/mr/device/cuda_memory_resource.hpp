@@ -13,7 +13,9 @@
 
 #include <cstddef>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief Device memory resource allocating with cudaMalloc/hipMalloc and freeing with cudaFree/hipFree.
@@ -38,4 +40,6 @@ class cuda_memory_resource final : public detail::handle_resource {
   }
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

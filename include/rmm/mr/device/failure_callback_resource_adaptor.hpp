@@ -27,7 +27,9 @@
 #include <type_traits>
 #include <utility>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief The callback: called with the requested size and the user argument after an
@@ -178,4 +180,6 @@ class failure_callback_resource_adaptor final : private detail::upstream_handle_
   std::map<std::thread::id, std::exception_ptr> pending_;
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

@@ -26,7 +26,9 @@
 #include <utility>
 #include <vector>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief Serves allocations of at most one block size in constant time, taking
@@ -129,4 +131,6 @@ class fixed_size_memory_resource final : private detail::upstream_handle_holder,
   Upstream* upstream_;
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

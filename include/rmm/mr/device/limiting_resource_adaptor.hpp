@@ -18,7 +18,9 @@
 #include <cstddef>
 #include <type_traits>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief Resource adaptor that fails with rmm::out_of_memory (naming the request, the limit
@@ -121,4 +123,6 @@ class limiting_resource_adaptor final : private detail::upstream_handle_holder,
   Upstream* upstream_;
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

@@ -10,6 +10,8 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/error.hpp>
@@ -31,7 +33,9 @@
 #include <utility>
 #include <vector>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 namespace detail {
 
@@ -340,4 +344,6 @@ logging_resource_adaptor<Upstream> make_logging_adaptor(Upstream* upstream,
   return logging_resource_adaptor<Upstream>{upstream, stream, auto_flush};
 }
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

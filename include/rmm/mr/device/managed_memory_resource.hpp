@@ -13,7 +13,9 @@
 
 #include <cstddef>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief Device memory resource allocating managed (unified) memory with cudaMallocManaged/hipMallocManaged.
@@ -38,4 +40,6 @@ class managed_memory_resource final : public detail::handle_resource {
   }
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

@@ -15,7 +15,9 @@
 #include <functional>
 #include <iostream>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 namespace detail {
 
 /**
@@ -153,4 +155,6 @@ auto make_owning_wrapper(std::shared_ptr<Upstream> upstream, Args&&... args)
                                        std::forward<Args>(args)...);
 }
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

@@ -35,13 +35,21 @@
 #include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 namespace detail {
+
+/// This generation's key in librmm's registry: its own object per entry (the objects of
+/// 25.02 and 25.10 are different C++ types). Objects of this layer are never released by the
+/// registry: code keeps the pointers the getters return.
+inline constexpr std::uint32_t registry_key = RMM_API_GENERATION == 2502 ? 0 : 1;
 
 /**
  * @brief The C++ object of a registry entry set without a C++ object: a resource set from C,
@@ -119,13 +127,13 @@ inline device_memory_resource* resolve_registry_entry(int device, rmm_resource_t
   if (is_initial) {
     auto proposal  = adopt_registry_handle<cuda_memory_resource>(handle);
     void* proposed = static_cast<device_memory_resource*>(proposal.get());
-    rmm::detail::check(rmm_initial_resource_tag(device, proposed, &actual));
+    rmm::detail::check(rmm_initial_resource_tag(device, registry_key, proposed, &actual));
     if (actual == proposed) { return static_cast<device_memory_resource*>(proposal.release()); }
     return static_cast<device_memory_resource*>(actual);
   }
   auto proposal  = adopt_registry_handle<registry_resource>(handle);
   void* proposed = static_cast<device_memory_resource*>(proposal.get());
-  rmm::detail::check(rmm_per_device_entry_tag(device, proposal->handle(), proposed, &actual));
+  rmm::detail::check(rmm_per_device_entry_tag(device, registry_key, proposal->handle(), proposed, nullptr, &actual));
   if (actual == proposed || actual == nullptr) {
     return static_cast<device_memory_resource*>(proposal.release());
   }
@@ -148,7 +156,7 @@ inline device_memory_resource* initial_resource()
   auto proposal    = std::make_unique<cuda_memory_resource>();
   void* proposed   = static_cast<device_memory_resource*>(proposal.get());
   void* actual     = nullptr;
-  rmm::detail::check(rmm_initial_resource_tag(device, proposed, &actual));
+  rmm::detail::check(rmm_initial_resource_tag(device, registry_key, proposed, &actual));
   if (actual == proposed) { return static_cast<device_memory_resource*>(proposal.release()); }
   return static_cast<device_memory_resource*>(actual);
 }
@@ -165,7 +173,7 @@ inline device_memory_resource* get_per_device_resource(cuda_device_id device_id)
 {
   rmm_resource_t handle = nullptr;
   void* tag             = nullptr;
-  rmm::detail::check(rmm_get_per_device_resource_tagged(device_id.value(), &handle, &tag));
+  rmm::detail::check(rmm_get_per_device_resource_tagged(device_id.value(), detail::registry_key, &handle, &tag));
   return detail::resolve_registry_entry(device_id.value(), handle, tag);
 }
 
@@ -182,8 +190,13 @@ inline device_memory_resource* set_per_device_resource(cuda_device_id device_id,
   rmm_resource_t handle = new_mr != nullptr ? detail::to_handle(new_mr) : nullptr;
   rmm_resource_t previous = nullptr;
   void* previous_tag      = nullptr;
-  rmm_status_t status     = rmm_set_per_device_resource_tagged(
-    device_id.value(), handle, static_cast<void*>(new_mr), &previous, &previous_tag);
+  rmm_status_t status     = rmm_set_per_device_resource_tagged(device_id.value(),
+                                                                 detail::registry_key,
+                                                                 handle,
+                                                                 static_cast<void*>(new_mr),
+                                                                 nullptr,
+                                                                 &previous,
+                                                                 &previous_tag);
   (void)rmm_resource_release(handle);
   rmm::detail::check(status);
   return detail::resolve_registry_entry(device_id.value(), previous, previous_tag);
@@ -311,4 +324,6 @@ inline device_async_resource_ref reset_current_device_resource_ref()
   return device_async_resource_ref{reset_current_device_resource()};
 }
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

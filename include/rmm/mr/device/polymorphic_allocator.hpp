@@ -15,7 +15,9 @@
 #include <memory>
 #include <type_traits>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief A stream-ordered allocator of objects of type @p T, drawing from a device memory
@@ -252,4 +254,6 @@ auto make_stream_allocator_adaptor(Allocator const& allocator, cuda_stream_view 
   return stream_allocator_adaptor<Allocator>{allocator, stream};
 }
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

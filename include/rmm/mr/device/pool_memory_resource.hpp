@@ -33,7 +33,9 @@
 #include <unordered_map>
 #include <vector>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief A coalescing best-fit pool sub-allocator taking memory from @p Upstream.
@@ -238,4 +240,6 @@ class pool_memory_resource final : private detail::upstream_handle_holder,
   Upstream* upstream_;
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

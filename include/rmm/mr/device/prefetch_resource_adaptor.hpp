@@ -19,7 +19,9 @@
 #include <shared_mutex>
 #include <stack>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief Resource adaptor over @p Upstream.
@@ -92,4 +94,6 @@ class prefetch_resource_adaptor final : private detail::upstream_handle_holder,
   Upstream* upstream_;
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

@@ -16,7 +16,9 @@
 
 #include <cstddef>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief Device memory resource allocating system memory (for devices with pageable memory
@@ -55,4 +57,6 @@ class sam_headroom_memory_resource final : public detail::handle_resource {
   }
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

@@ -24,7 +24,9 @@
 #include <shared_mutex>
 #include <stack>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief Resource adaptor counting the bytes and the allocations served by @p Upstream:
@@ -191,4 +193,6 @@ class statistics_resource_adaptor final : private detail::upstream_handle_holder
   Upstream* upstream_;
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

@@ -13,7 +13,9 @@
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/rmm.h>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 namespace detail {
 /**
@@ -55,4 +57,6 @@ class system_memory_resource final : public detail::handle_resource {
   }
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

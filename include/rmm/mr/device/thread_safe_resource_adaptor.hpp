@@ -18,7 +18,9 @@
 #include <cstddef>
 #include <mutex>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief Resource adaptor over @p Upstream.
@@ -91,4 +93,6 @@ class thread_safe_resource_adaptor final : private detail::upstream_handle_holde
   Upstream* upstream_;
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

@@ -25,7 +25,9 @@
 
 #include <cstddef>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief A Thrust device allocator that allocates from a device memory resource on a stream.
@@ -131,6 +133,8 @@ class thrust_allocator : public thrust::device_malloc_allocator<T> {
   cuda_device_id device_{get_current_cuda_device()};
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr
 
 #endif

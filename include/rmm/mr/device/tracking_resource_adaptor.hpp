@@ -29,7 +29,9 @@
 #include <shared_mutex>
 #include <sstream>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief Resource adaptor that records every allocation outstanding through it (its size,
@@ -212,4 +214,6 @@ class tracking_resource_adaptor final : private detail::upstream_handle_holder,
   mutable std::map<void*, allocation_info> snapshot_;
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

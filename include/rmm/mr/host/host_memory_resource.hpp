@@ -12,7 +12,9 @@
 #include <cstddef>
 #include <utility>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 namespace detail {
 /**
@@ -131,4 +133,6 @@ class host_memory_resource {
   }
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

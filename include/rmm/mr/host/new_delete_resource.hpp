@@ -15,7 +15,9 @@
 #include <string>
 #include <utility>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief Host memory resource using the global `operator new` / `operator delete` with
@@ -39,4 +41,6 @@ class new_delete_resource final : public host_memory_resource {
   }
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

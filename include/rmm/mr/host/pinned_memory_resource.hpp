@@ -17,7 +17,9 @@
 #include <cstddef>
 #include <utility>
 
-namespace rmm::mr {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
 
 /**
  * @brief Host memory resource allocating pinned host memory (cudaMallocHost /
@@ -99,4 +101,6 @@ class pinned_memory_resource final : public host_memory_resource {
   }
 };
 
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr

@@ -5,6 +5,8 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/check.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
@@ -15,7 +17,10 @@
 #include <typeinfo>
 #include <utility>
 
-namespace rmm::mr::detail {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
+namespace detail {
 
 /**
  * @brief Tag selecting the constructors that take over an existing reference to a handle.
@@ -161,4 +166,7 @@ class handle_resource : public device_memory_resource {
   rmm_resource_t handle_{nullptr};
 };
 
+}
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr::detail

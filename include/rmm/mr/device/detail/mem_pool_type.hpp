@@ -5,12 +5,17 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
 #include <rmm/cuda_stream_view.hpp>
 
 /// @brief Opaque memory pool type used when neither HIP nor CUDA headers are available.
 struct rmm_opaque_mem_pool;
 
-namespace rmm::mr::detail {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
+namespace detail {
 #if defined(RMM_DETAIL_STREAM_HIP)
 /// @brief The runtime's memory pool handle type.
 using mem_pool_type = hipMemPool_t;
@@ -35,4 +40,7 @@ inline mem_pool_type pool_of(rmm_resource_t handle) noexcept
   }
   return reinterpret_cast<mem_pool_type>(pool);
 }
+}
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr::detail

@@ -13,6 +13,8 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/error.hpp>
 #include <rmm/mr/device/detail/handle_resource.hpp>
@@ -26,7 +28,10 @@
 #include <new>
 #include <type_traits>
 
-namespace rmm::mr::detail {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
+namespace detail {
 
 /**
  * @brief The return type of the vtable entries (`rmm_status_t`, or its underlying integer
@@ -185,4 +190,7 @@ inline rmm_resource_t to_handle(rmm::device_async_resource_ref ref)
   return handle;
 }
 
+}
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr::detail

@@ -5,6 +5,8 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
 #include <rmm/detail/error.hpp>
 #include <rmm/error.hpp>
 #include <rmm/mr/device/detail/resource_bridge.hpp>
@@ -16,7 +18,10 @@
 #include <utility>
 #include <vector>
 
-namespace rmm::mr::detail {
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
+namespace detail {
 
 /**
  * @brief Owns one reference to the handle of an upstream resource (its own handle, retained,
@@ -127,4 +132,7 @@ class upstream_handle_holder {
   std::vector<rmm_resource_t> extra_handles_;
 };
 
+}
+}
+RMM_API_NAMESPACE_END
 }  // namespace rmm::mr::detail
