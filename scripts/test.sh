@@ -111,6 +111,28 @@ for cccl in 2.7 2.8 3.0 3.x; do
   ctest --test-dir "$consumers/cccl-$cccl" --output-on-failure --parallel "$jobs"
 done
 
+step "find_package(rmm <version>): each RMM release selects its API generation; others are refused"
+for ask in 25.02 25.06 25.10 26.02 26.06; do
+  cmake -S tests-package -B "$consumers/package-$ask" -DCMAKE_PREFIX_PATH="$root/install" \
+    -DRMM_ASK="$ask" -DRMM_CUDA_INCLUDE="$root/.deps/cuda/runtime" \
+    -DRMM_CCCL_INCLUDE="$root/.deps/cuda/cccl-3.x" >/dev/null
+  cmake --build "$consumers/package-$ask" --parallel "$jobs"
+  "$consumers/package-$ask/generation_check"
+done
+for ask in 24.12 26.08; do
+  set +e
+  refused="$(cmake -S tests-package -B "$consumers/package-$ask" -DCMAKE_PREFIX_PATH="$root/install" \
+    -DRMM_ASK="$ask" 2>&1)"
+  rc=$?
+  set -e
+  if [[ $rc -eq 0 ]] || ! grep -q "RMM 25.02 to 26.06" <<<"$refused"; then
+    echo "$refused" >&2
+    echo "find_package(rmm $ask) must be refused with a message naming the supported range" >&2
+    exit 1
+  fi
+  echo "find_package(rmm $ask): refused, naming the supported range"
+done
+
 if [[ -e /usr/include/hip/hip_runtime_api.h ]]; then
   step "C++ wrapper on AMD's HIP platform (Debian's HIP headers, hipMM-style code; host runtime)"
   cmake -S tests-hip -B "$consumers/hip" -DCMAKE_PREFIX_PATH="$root/install"
