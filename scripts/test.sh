@@ -156,6 +156,13 @@ cargo clippy --manifest-path python/Cargo.toml --all-targets -- -D warnings
 step "pkg-config"
 export PKG_CONFIG_PATH="$root/install/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 pc_flags="$(pkg-config --cflags --libs rmm)"
+pc_version="$(pkg-config --modversion rmm)"
+pc_apis="$(pkg-config --variable=api_versions rmm)"
+echo "pkg-config: rmm $pc_version, RMM APIs: $pc_apis"
+[[ "$pc_version" == 26.06.00 && "$pc_apis" == "25.02 "*" 25.10 "*" 26.06" ]] || {
+  echo "rmm.pc must say the newest RMM API (26.06.00) and list 25.02 ... 26.06 in api_versions" >&2
+  exit 1
+}
 echo "pkg-config --cflags --libs rmm: $pc_flags"
 # shellcheck disable=SC2086 # the flags are meant to be split
 cc -std=c11 -Wall -Wextra -Werror -pedantic examples-c/basic.c $pc_flags \
