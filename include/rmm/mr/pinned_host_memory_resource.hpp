@@ -63,6 +63,23 @@ class pinned_host_memory_resource final : public detail::handle_resource {
   {
     device_memory_resource::deallocate(ptr, bytes, stream);
   }
+  /// @brief Allocates @p bytes ordered on @p stream (CCCL 3.1's stream-first form).
+  /// @param stream Stream @param bytes Size @param alignment A power of two @return The memory
+  void* allocate(cuda_stream_view stream,
+                 std::size_t bytes,
+                 std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT)
+  {
+    return device_memory_resource::allocate(stream, bytes, alignment);
+  }
+  /// @brief Frees memory from allocate(stream, bytes, alignment). @param stream Stream
+  /// @param ptr Memory @param bytes Size @param alignment Alignment it was allocated with
+  void deallocate(cuda_stream_view stream,
+                  void* ptr,
+                  std::size_t bytes,
+                  std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT)
+  {
+    device_memory_resource::deallocate(stream, ptr, bytes, alignment);
+  }
 #if defined(RMM_HAS_CUDA_MR)
   /// @cond
   template <typename S, std::enable_if_t<std::is_same_v<S, ::cuda::stream_ref>, int> = 0>

@@ -13,7 +13,7 @@
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/detail/export.hpp>
-#include <rmm/detail/runtime_async_alloc.hpp>
+#include <rmm/detail/runtime_capabilities.hpp>
 #include <rmm/detail/thrust_namespace.h>
 #include <rmm/mr/device/cuda_async_view_memory_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
@@ -45,6 +45,16 @@ class cuda_async_memory_resource final : public detail::handle_resource {
     win32                 = 0x2,  ///< A Win32 NT handle
     win32_kmt             = 0x4,  ///< A Win32 KMT handle
     fabric                = 0x8   ///< A fabric handle (multi-node NVLink)
+  };
+
+  /**
+   * @brief What the pool's memory may be used for besides ordinary kernels
+   * (`cudaMemPoolProps::usage`, RMM 25.10). The resource asks for hardware decompression only
+   * where the runtime offers it (rmm::detail::hwdecompress), which the runtimes rmm-rs drives
+   * through its C ABI do not expose yet: the pool is then an ordinary one.
+   */
+  enum class mempool_usage : unsigned short {
+    hw_decompress = 0x2  ///< Usable as a buffer of the hardware decompression engine
   };
 
   /**

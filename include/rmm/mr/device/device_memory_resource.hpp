@@ -8,6 +8,7 @@
 
 #include <rmm/aligned.hpp>
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/cuda_memory_resource.hpp>
 #include <rmm/detail/cuda_mr.hpp>
 #include <rmm/detail/error.hpp>
 
@@ -175,6 +176,62 @@ class device_memory_resource {
     return !do_is_equal(other);
   }
 
+  /**
+   * @brief Allocates @p bytes aligned to @p alignment, synchronously (CCCL 3.1's name, which
+   * RMM 25.10's resources have): the same as allocate(bytes, alignment).
+   * @param bytes The size
+   * @param alignment A power of two (default 256)
+   * @return The memory
+   */
+  void* allocate_sync(std::size_t bytes, std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT)
+  {
+    return allocate(bytes, alignment);
+  }
+
+  /**
+   * @brief Frees memory from allocate_sync() (CCCL 3.1's name).
+   * @param ptr The memory
+   * @param bytes The size it was allocated with
+   * @param alignment The alignment it was allocated with
+   */
+  void deallocate_sync(void* ptr,
+                       std::size_t bytes,
+                       std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT)
+  {
+    deallocate(ptr, bytes, alignment);
+  }
+
+  /**
+   * @brief Allocates @p bytes aligned to @p alignment, ordered on @p stream (CCCL 3.1's
+   * stream-first form, which RMM 25.10's resources have): allocate_async(bytes, alignment,
+   * stream).
+   * @param stream The stream
+   * @param bytes The size
+   * @param alignment A power of two (default 256)
+   * @return The memory
+   */
+  void* allocate(cuda_stream_view stream,
+                 std::size_t bytes,
+                 std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT)
+  {
+    return allocate_async(bytes, alignment, stream);
+  }
+
+  /**
+   * @brief Frees memory from allocate(stream, bytes, alignment), ordered on @p stream.
+   * @param stream The stream
+   * @param ptr The memory
+   * @param bytes The size it was allocated with
+   * @param alignment The alignment it was allocated with
+   */
+  void deallocate(cuda_stream_view stream,
+                  void* ptr,
+                  std::size_t bytes,
+                  std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT)
+  {
+    deallocate_async(ptr, bytes, alignment, stream);
+  }
+
 #if defined(RMM_HAS_CUDA_MR)
   /**
    * @brief Device resources hand out device-accessible memory (`cuda::mr` property), so every
@@ -183,17 +240,6 @@ class device_memory_resource {
   friend void get_property(device_memory_resource const&, ::cuda::mr::device_accessible) noexcept {}
 
   /// @cond
-  // CCCL 3.1's names of the same operations, so that its concepts accept every resource too.
-  void* allocate_sync(std::size_t bytes, std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT)
-  {
-    return allocate(bytes, alignment);
-  }
-  void deallocate_sync(void* ptr,
-                       std::size_t bytes,
-                       std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT)
-  {
-    deallocate(ptr, bytes, alignment);
-  }
   // Templates matching exactly cuda::stream_ref, so that allocate(bytes, stream) with a raw
   // stream handle still selects the overload above.
   template <typename S, std::enable_if_t<std::is_same_v<S, ::cuda::stream_ref>, int> = 0>

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <rmm/aligned.hpp>
+#include <rmm/detail/cuda_memory_resource.hpp>
 #include <rmm/detail/cuda_mr.hpp>
 #include <rmm/detail/export.hpp>
 #include <rmm/detail/nvtx/ranges.hpp>
@@ -104,20 +105,32 @@ class host_memory_resource {
    */
   friend void get_property(host_memory_resource const&, ::cuda::mr::host_accessible) noexcept {}
 
-  /// @cond
-  // CCCL 3.1's names of the synchronous operations.
+#endif
+
+  /**
+   * @brief Allocates @p bytes aligned to @p alignment (CCCL 3.1's name, which RMM 25.10's
+   * host resources have): the same as allocate(bytes, alignment).
+   * @param bytes The size
+   * @param alignment A power of two (default alignof(std::max_align_t))
+   * @return The memory
+   */
   void* allocate_sync(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t))
   {
     return allocate(bytes, alignment);
   }
+
+  /**
+   * @brief Frees memory from allocate_sync() (CCCL 3.1's name).
+   * @param ptr The memory
+   * @param bytes The size it was allocated with
+   * @param alignment The alignment it was allocated with
+   */
   void deallocate_sync(void* ptr,
                        std::size_t bytes,
                        std::size_t alignment = alignof(std::max_align_t))
   {
     deallocate(ptr, bytes, alignment);
   }
-  /// @endcond
-#endif
 
  private:
   virtual void* do_allocate(std::size_t bytes,
