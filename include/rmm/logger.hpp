@@ -56,6 +56,18 @@
 #define RMM_LOG_LEVEL_CRITICAL 5
 #define RMM_LOG_LEVEL_OFF      6
 
+// The same numbers under rapids-logger's names, which RMM 25.10 builds use to pick the
+// compile-time level (`-DRMM_LOG_ACTIVE_LEVEL=RAPIDS_LOGGER_LOG_LEVEL_INFO`).
+#if !defined(RAPIDS_LOGGER_LOG_LEVEL_TRACE)
+#define RAPIDS_LOGGER_LOG_LEVEL_TRACE    RMM_LOG_LEVEL_TRACE
+#define RAPIDS_LOGGER_LOG_LEVEL_DEBUG    RMM_LOG_LEVEL_DEBUG
+#define RAPIDS_LOGGER_LOG_LEVEL_INFO     RMM_LOG_LEVEL_INFO
+#define RAPIDS_LOGGER_LOG_LEVEL_WARN     RMM_LOG_LEVEL_WARN
+#define RAPIDS_LOGGER_LOG_LEVEL_ERROR    RMM_LOG_LEVEL_ERROR
+#define RAPIDS_LOGGER_LOG_LEVEL_CRITICAL RMM_LOG_LEVEL_CRITICAL
+#define RAPIDS_LOGGER_LOG_LEVEL_OFF      RMM_LOG_LEVEL_OFF
+#endif
+
 namespace rmm {
 RMM_API_NAMESPACE_BEGIN
 
@@ -1078,6 +1090,29 @@ struct log_level_setter {
 
 RMM_API_NAMESPACE_END
 }  // namespace rmm
+
+#if RMM_API_GENERATION >= 2510
+/**
+ * @brief The logger classes under rapids-logger's namespace, where RMM 25.10 takes them from
+ * (`rapids_logger::logger`, `rapids_logger::level_enum`, `rapids_logger::sink_ptr`,
+ * `rapids_logger::basic_file_sink_mt`, ...): the same types as `rmm::logger` and friends, so
+ * `rmm::default_logger()` is a `rapids_logger::logger&`.
+ */
+namespace rapids_logger {
+using ::rmm::basic_file_sink_mt;
+using ::rmm::callback_sink_mt;
+using ::rmm::flush_callback_t;
+using ::rmm::level_enum;
+using ::rmm::log_callback_t;
+using ::rmm::logger;
+using ::rmm::null_sink_mt;
+using ::rmm::ostream_sink_mt;
+using ::rmm::sink;
+using ::rmm::sink_ptr;
+using ::rmm::stderr_sink_mt;
+using ::rmm::stdout_sink_mt;
+}  // namespace rapids_logger
+#endif
 
 // Compile-time filter of the RMM_LOG_* macros: levels below it compile to nothing.
 #if !defined(RMM_LOG_ACTIVE_LEVEL)
