@@ -14,6 +14,10 @@
 #include <rmm/detail/logging_assert.hpp>
 #include <rmm/rmm.h>
 
+#if RMM_API_GENERATION >= 2606
+#include <cuda/stream_ref>
+#endif
+
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -105,6 +109,15 @@ class cuda_stream {
    * @return The view
    */
   operator cuda_stream_view() const noexcept { return view(); }
+
+#if RMM_API_GENERATION >= 2606
+  /**
+   * @brief The owned stream as a CCCL `cuda::stream_ref` (RMM 26.06), e.g. for a resource's
+   * stream-ordered `allocate(stream, bytes, alignment)`.
+   * @return A reference to the stream
+   */
+  operator ::cuda::stream_ref() const noexcept { return ::cuda::stream_ref{value()}; }
+#endif
 
   /**
    * @brief Waits until all work enqueued on the stream has completed.

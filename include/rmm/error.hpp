@@ -77,5 +77,16 @@ class out_of_range : public std::out_of_range {
   using std::out_of_range::out_of_range;
 };
 
+#if RMM_API_GENERATION >= 2606
+/**
+ * @brief Exception thrown when an argument is invalid, e.g. an alignment that is not a power
+ * of two (RMM 26.06).
+ */
+class invalid_argument : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+#endif
+
 RMM_API_NAMESPACE_END
 }  // namespace rmm

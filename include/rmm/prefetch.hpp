@@ -27,7 +27,9 @@
 #define RMM_DETAIL_PREFETCH_CUDA_SPAN 1
 #endif
 #endif
-#if __cplusplus >= 202002L && defined(__has_include)
+// RMM 26.06 has only the cuda::std::span overload: with a std::span one as well, a braced
+// `{ptr, n}` or a container argument would match both.
+#if __cplusplus >= 202002L && defined(__has_include) && RMM_API_GENERATION < 2606
 #if __has_include(<span>)
 #include <span>
 #define RMM_DETAIL_PREFETCH_STD_SPAN 1

@@ -39,6 +39,10 @@
 
 #include <rmm/detail/export.hpp>
 
+#if RMM_API_GENERATION >= 2606
+#include <rmm/detail/api_26_06/resource_ref.hpp>
+#else
+
 #include <rmm/aligned.hpp>
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/error.hpp>
@@ -587,3 +591,5 @@ inline device_async_resource_ref to_device_async_resource_ref_checked(
 
 RMM_API_NAMESPACE_END
 }  // namespace rmm
+
+#endif  // RMM_API_GENERATION

@@ -491,6 +491,14 @@ rmm_status_t rmm_percent_of_free_device_memory(int32_t percent, size_t *bytes);
 bool rmm_process_is_exiting(void);
 
 /**
+ * Registers, once per process, an exit hook that sets the flag `rmm_process_is_exiting`
+ * reports. Statics constructed before this call are destroyed after the hook ran, so their
+ * destructors see the process exiting (RMM 26.06's `register_process_exit_hook`). Later calls
+ * do nothing. Returns false when the hook could not be registered.
+ */
+bool rmm_register_process_exit_hook(void);
+
+/**
  * Creates a `failure_callback_resource_adaptor` over `upstream`: each allocation that fails
  * with out-of-memory calls `callback(bytes, arg)` and is retried while it returns true.
  * `callback` must not be NULL; `arg` is passed through untouched and must stay valid (and

@@ -251,3 +251,12 @@ pub unsafe extern "C" fn rmm_percent_of_free_device_memory(
 pub extern "C" fn rmm_process_is_exiting() -> bool {
     crate::runtime::process_is_exiting()
 }
+
+/// Registers, once per process, an exit hook that sets the flag `rmm_process_is_exiting`
+/// reports. Statics constructed before this call are destroyed after the hook ran, so their
+/// destructors see the process exiting (RMM 26.06's `register_process_exit_hook`). Later calls
+/// do nothing. Returns false when the hook could not be registered.
+#[no_mangle]
+pub extern "C" fn rmm_register_process_exit_hook() -> bool {
+    crate::runtime::register_front_end_exit_hook()
+}

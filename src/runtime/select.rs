@@ -81,6 +81,18 @@ pub(crate) fn ensure_exit_flag() {
     });
 }
 
+/// Registers the exit-flag hook once more for a C++ front end (RMM 26.06's
+/// `rmm::detail::register_process_exit_hook`), at most once per process.
+///
+/// Exit hooks run in reverse order of registration, and after the destructors of statics
+/// constructed before them: a front end calls this right after constructing its own statics,
+/// so that their destructors see the flag set even when the runtime (and its hook) was
+/// loaded earlier. Returns false when the hook could not be registered.
+pub fn register_front_end_exit_hook() -> bool {
+    static REGISTERED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *REGISTERED.get_or_init(|| super::os::at_exit(mark_exiting))
+}
+
 /// The process's runtime, chosen on first use from `RMM_RUNTIME`.
 ///
 /// The choice (or the failure) is made once and kept: a process uses one backend.

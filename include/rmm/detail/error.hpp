@@ -97,6 +97,8 @@ inline std::string runtime_error_name(runtime_error_t e) { return hipGetErrorNam
 inline std::string runtime_error_string(runtime_error_t e) { return hipGetErrorString(e); }
 /// @brief Clears the runtime's sticky last error.
 inline void clear_runtime_last_error() noexcept { (void)hipGetLastError(); }
+/// @brief The error a runtime call returns once the runtime is being torn down at exit.
+inline constexpr runtime_error_t runtime_unloading = hipErrorDeinitialized;
 #else
 /// @brief The runtime's error type (cudaError_t).
 using runtime_error_t = cudaError_t;
@@ -110,6 +112,8 @@ inline std::string runtime_error_name(runtime_error_t e) { return cudaGetErrorNa
 inline std::string runtime_error_string(runtime_error_t e) { return cudaGetErrorString(e); }
 /// @brief Clears the runtime's sticky last error.
 inline void clear_runtime_last_error() noexcept { (void)cudaGetLastError(); }
+/// @brief The error a runtime call returns once the runtime is being torn down at exit.
+inline constexpr runtime_error_t runtime_unloading = cudaErrorCudartUnloading;
 #endif
 
 /**
@@ -229,6 +233,34 @@ RMM_API_NAMESPACE_END
     }                                                                                       \
     assert(rmm_assert_status_ == ::rmm::detail::runtime_success);                           \
   } while (0)
+#endif
+
+#if RMM_API_GENERATION >= 2606
+#if defined(NDEBUG)
+/**
+ * @brief Like RMM_ASSERT_CUDA_SUCCESS, but the runtime's "unloading" error is accepted too:
+ * for destructors that may run while the process exits, after the runtime began its teardown
+ * (RMM 26.06).
+ */
+#define RMM_ASSERT_CUDA_SUCCESS_SAFE_SHUTDOWN(_call) \
+  do {                                               \
+    (void)(_call);                                   \
+  } while (0)
+#else
+#define RMM_ASSERT_CUDA_SUCCESS_SAFE_SHUTDOWN(_call)                                       \
+  do {                                                                                     \
+    ::rmm::detail::runtime_error_t const rmm_assert_status_ = (_call);                     \
+    if (rmm_assert_status_ != ::rmm::detail::runtime_success &&                            \
+        rmm_assert_status_ != ::rmm::detail::runtime_unloading) {                          \
+      std::fprintf(stderr,                                                                 \
+                   "CUDA Error detected. %s %s\n",                                         \
+                   ::rmm::detail::runtime_error_name(rmm_assert_status_).c_str(),          \
+                   ::rmm::detail::runtime_error_string(rmm_assert_status_).c_str());       \
+    }                                                                                      \
+    assert(rmm_assert_status_ == ::rmm::detail::runtime_success ||                         \
+           rmm_assert_status_ == ::rmm::detail::runtime_unloading);                        \
+  } while (0)
+#endif
 #endif
 
 #endif  // runtime headers
