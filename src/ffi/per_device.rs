@@ -108,6 +108,7 @@ pub unsafe extern "C" fn rmm_reset_per_device_resource(
 
 /// A front end's function that frees its object for a registry entry (a tag), called when
 /// a front end with another key replaces that entry.
+#[allow(non_camel_case_types)]
 pub type rmm_tag_release_fn = Option<unsafe extern "C" fn(tag: *mut c_void)>;
 
 /// The registry's closure for a C release function.
