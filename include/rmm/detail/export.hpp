@@ -24,3 +24,13 @@
 #define RMM_HIDDEN
 #define RMM_NAMESPACE rmm
 #endif
+
+#if !defined(RMM_CONSTEXPR_FRIEND)
+/// @brief `constexpr friend` (RMM's spelling for hidden-friend property queries such as
+/// `get_property`; documentation builds that define DOXYGEN get plain `friend`).
+#if defined(DOXYGEN)
+#define RMM_CONSTEXPR_FRIEND friend
+#else
+#define RMM_CONSTEXPR_FRIEND constexpr friend
+#endif
+#endif
