@@ -18,11 +18,21 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+// RMM 25.10's reverse iterators are thrust's (usable in thrust algorithms on the device);
+// without thrust on the include path the standard adaptor serves host-side arithmetic.
+#if defined(__has_include)
+#if __has_include(<thrust/iterator/reverse_iterator.h>)
+#include <thrust/iterator/reverse_iterator.h>
+#define RMM_DETAIL_UVECTOR_THRUST_REVERSE 1
+#endif
+#endif
 
 namespace rmm {
 RMM_API_NAMESPACE_BEGIN
@@ -56,6 +66,13 @@ class device_uvector {
   using const_pointer   = T const*;     ///< Pointer to a const element
   using iterator        = pointer;      ///< Iterator (raw device pointer)
   using const_iterator  = const_pointer;  ///< Const iterator (raw device pointer)
+#if defined(RMM_DETAIL_UVECTOR_THRUST_REVERSE)
+  using reverse_iterator       = thrust::reverse_iterator<iterator>;  ///< What rbegin() returns
+  using const_reverse_iterator = thrust::reverse_iterator<const_iterator>;  ///< What crbegin() returns
+#else
+  using reverse_iterator       = std::reverse_iterator<iterator>;  ///< What rbegin() returns
+  using const_reverse_iterator = std::reverse_iterator<const_iterator>;  ///< What crbegin() returns
+#endif
 
   device_uvector()                                 = delete;
   ~device_uvector()                                = default;
@@ -309,6 +326,25 @@ class device_uvector {
   [[nodiscard]] const_iterator cend() const noexcept { return data() + size(); }
   /// @brief Const iterator (device pointer) past the last element. @return data() + size()
   [[nodiscard]] const_iterator end() const noexcept { return cend(); }
+  /// @brief Reverse iterator to the last element. @return reverse_iterator(end())
+  [[nodiscard]] reverse_iterator rbegin() noexcept { return reverse_iterator(end()); }
+  /// @brief Const reverse iterator to the last element. @return const_reverse_iterator(cend())
+  [[nodiscard]] const_reverse_iterator crbegin() const noexcept
+  {
+    return const_reverse_iterator(cend());
+  }
+  /// @brief Const reverse iterator to the last element. @return crbegin()
+  [[nodiscard]] const_reverse_iterator rbegin() const noexcept { return crbegin(); }
+  /// @brief Reverse iterator before the first element. @return reverse_iterator(begin())
+  [[nodiscard]] reverse_iterator rend() noexcept { return reverse_iterator(begin()); }
+  /// @brief Const reverse iterator before the first element. @return
+  /// const_reverse_iterator(cbegin())
+  [[nodiscard]] const_reverse_iterator crend() const noexcept
+  {
+    return const_reverse_iterator(cbegin());
+  }
+  /// @brief Const reverse iterator before the first element. @return crend()
+  [[nodiscard]] const_reverse_iterator rend() const noexcept { return crend(); }
 
   /**
    * @brief The number of elements.
