@@ -8,6 +8,7 @@
 #include <rmm/detail/export.hpp>
 
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/alloc_error.hpp>
 #include <rmm/detail/check.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/rmm.h>
@@ -137,8 +138,8 @@ class handle_resource : public device_memory_resource {
   void* do_allocate(std::size_t bytes, cuda_stream_view stream) override
   {
     void* ptr = nullptr;
-    rmm::detail::check(
-      rmm_allocate_async(handle_, bytes, rmm::detail::to_c_stream(stream.value()), &ptr));
+    rmm::detail::check_alloc(
+      rmm_allocate_async(handle_, bytes, rmm::detail::to_c_stream(stream.value()), &ptr), bytes);
     return ptr;
   }
 
