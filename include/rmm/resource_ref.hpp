@@ -54,6 +54,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <rmm/detail/cccl_adaptors.hpp>
 #include <rmm/detail/cuda_mr.hpp>
 
 namespace rmm {
@@ -255,10 +256,15 @@ template <ref_access Access, bool Async>
 class basic_resource_ref;
 
 /// @cond
-template <typename T>
-struct is_basic_resource_ref : std::false_type {};
+// A reference type is never referred to as a resource, also when derived from
+// basic_resource_ref (RMM 25.10's aliases wrap it, rmm/detail/cccl_adaptors.hpp): a copy of a
+// reference must stay a reference to the same resource.
 template <ref_access A, bool S>
-struct is_basic_resource_ref<basic_resource_ref<A, S>> : std::true_type {};
+std::true_type is_basic_resource_ref_test(basic_resource_ref<A, S> const*);
+std::false_type is_basic_resource_ref_test(...);
+template <typename T>
+struct is_basic_resource_ref
+  : decltype(is_basic_resource_ref_test(static_cast<T const*>(nullptr))) {};
 /// @endcond
 
 /**
@@ -557,6 +563,34 @@ class basic_resource_ref {
 
 }  // namespace detail
 
+#if RMM_API_GENERATION >= 2510
+// RMM 25.10 defines the aliases as detail::cccl_resource_ref / detail::cccl_async_resource_ref
+// over the reference types, so both RMM 25.02's and CCCL 3.1's spellings work on them.
+
+/// @brief Reference to a stream-ordered resource of device-accessible memory.
+using device_async_resource_ref = detail::cccl_async_resource_ref<
+  detail::basic_resource_ref<detail::ref_access::device, true>>;
+
+/// @brief Reference to a resource of device-accessible memory (synchronous functions only).
+using device_resource_ref =
+  detail::cccl_resource_ref<detail::basic_resource_ref<detail::ref_access::device, false>>;
+
+/// @brief Reference to a resource of host-accessible memory (synchronous functions only).
+using host_resource_ref =
+  detail::cccl_resource_ref<detail::basic_resource_ref<detail::ref_access::host, false>>;
+
+/// @brief Reference to a stream-ordered resource of host-accessible memory.
+using host_async_resource_ref =
+  detail::cccl_async_resource_ref<detail::basic_resource_ref<detail::ref_access::host, true>>;
+
+/// @brief Reference to a stream-ordered resource of memory accessible from host and device.
+using host_device_async_resource_ref = detail::cccl_async_resource_ref<
+  detail::basic_resource_ref<detail::ref_access::host_device, true>>;
+
+/// @brief Reference to a resource of memory accessible from host and device (synchronous).
+using host_device_resource_ref = detail::cccl_resource_ref<
+  detail::basic_resource_ref<detail::ref_access::host_device, false>>;
+#else
 /// @brief Reference to a stream-ordered resource of device-accessible memory.
 using device_async_resource_ref = detail::basic_resource_ref<detail::ref_access::device, true>;
 
@@ -575,6 +609,7 @@ using host_device_async_resource_ref =
 
 /// @brief Reference to a resource of memory accessible from host and device (synchronous).
 using host_device_resource_ref = detail::basic_resource_ref<detail::ref_access::host_device, false>;
+#endif
 
 /**
  * @brief A device_async_resource_ref to @p *res, checking the pointer.
