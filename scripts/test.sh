@@ -102,9 +102,9 @@ step "C ABI fuzzer under ASan/UBSan (30 s, seed 1)"
 "$san/tests-fuzz/rmm_fuzz_c_abi" --seconds 30 --seed 1
 echo "sanitizer steps took $((SECONDS - san_start)) s"
 
-step "C++ wrapper with CUDA 13 headers and CCCL 2.7, 2.8, 3.0, 3.x (headers from PyPI; host runtime)"
+step "C++ wrapper with CUDA 13 headers and CCCL 2.7, 2.8, 3.0, 3.4, 3.x (headers from PyPI; host runtime)"
 "$root/scripts/setup-cccl.sh"
-for cccl in 2.7 2.8 3.0 3.x; do
+for cccl in 2.7 2.8 3.0 3.4 3.x; do
   cmake -S tests-cccl -B "$consumers/cccl-$cccl" -DCMAKE_PREFIX_PATH="$root/install" \
     -DRMM_CUDA_INCLUDE="$root/.deps/cuda/runtime" -DRMM_CCCL_INCLUDE="$root/.deps/cuda/cccl-$cccl"
   cmake --build "$consumers/cccl-$cccl" --parallel "$jobs"

@@ -4,6 +4,12 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
+#if RMM_API_GENERATION >= 2606
+#include <rmm/detail/api_26_06/device_buffer.hpp>
+#else
+
 #include <rmm/cuda_device.hpp>
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/check.hpp>
@@ -360,3 +366,5 @@ class device_buffer {
 
 RMM_API_NAMESPACE_END
 }  // namespace rmm
+
+#endif  // RMM_API_GENERATION

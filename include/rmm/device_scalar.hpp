@@ -4,6 +4,12 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
+#if RMM_API_GENERATION >= 2606
+#include <rmm/detail/api_26_06/device_scalar.hpp>
+#else
+
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/export.hpp>
 #include <rmm/device_uvector.hpp>
@@ -198,3 +204,5 @@ class device_scalar {
 
 RMM_API_NAMESPACE_END
 }  // namespace rmm
+
+#endif  // RMM_API_GENERATION

@@ -4,6 +4,12 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
+#if RMM_API_GENERATION >= 2606
+#include <rmm/detail/api_26_06/device_uvector.hpp>
+#else
+
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/check.hpp>
 #include <rmm/device_buffer.hpp>
@@ -417,3 +423,5 @@ class device_uvector {
 
 RMM_API_NAMESPACE_END
 }  // namespace rmm
+
+#endif  // RMM_API_GENERATION

@@ -16,7 +16,14 @@
 
 #if defined(RMM_DETAIL_HAVE_THRUST)
 #include <rmm/cuda_stream_view.hpp>
+#if RMM_API_GENERATION >= 2606
+#include <rmm/mr/per_device_resource.hpp>
+#include <rmm/mr/thrust_allocator_adaptor.hpp>
+
+#include <cuda/memory_resource>
+#else
 #include <rmm/mr/device/per_device_resource.hpp>
+#endif
 #include <rmm/resource_ref.hpp>
 #include <rmm/detail/export.hpp>
 #include <rmm/detail/thrust_namespace.h>
@@ -49,6 +56,16 @@
 namespace rmm {
 RMM_API_NAMESPACE_BEGIN
 
+namespace detail {
+#if RMM_API_GENERATION >= 2606
+/// @brief The resource argument of the policies: RMM 26.06 keeps the resource (owning).
+using exec_policy_resource = cuda::mr::any_resource<cuda::mr::device_accessible>;
+#else
+/// @brief The resource argument of the policies: a reference (RMM 25.x).
+using exec_policy_resource = device_async_resource_ref;
+#endif
+}  // namespace detail
+
 /// @brief The Thrust policy type that exec_policy derives from.
 using thrust_exec_policy_t = decltype(RMM_DETAIL_THRUST_PAR(
   std::declval<mr::thrust_allocator<char> const&>(), std::declval<detail::stream_type>()));
@@ -66,12 +83,12 @@ class exec_policy : public thrust_exec_policy_t {
   /**
    * @brief Runs on @p stream, allocating temporaries from @p mr.
    * @param stream The stream
-   * @param mr The resource (must outlive the policy)
+   * @param mr The resource (25.x: must outlive the policy; 26.06: the policy keeps it)
    */
-  explicit exec_policy(cuda_stream_view stream         = cuda_stream_default,
-                       device_async_resource_ref mr = mr::get_current_device_resource_ref())
+  explicit exec_policy(cuda_stream_view stream            = cuda_stream_default,
+                       detail::exec_policy_resource mr = mr::get_current_device_resource_ref())
     : thrust_exec_policy_t(
-        RMM_DETAIL_THRUST_PAR(mr::thrust_allocator<char>(stream, mr), stream.value()))
+        RMM_DETAIL_THRUST_PAR(mr::thrust_allocator<char>(stream, std::move(mr)), stream.value()))
   {
   }
 };
@@ -85,12 +102,12 @@ class exec_policy_nosync : public thrust_exec_policy_nosync_t {
   /**
    * @brief Runs on @p stream, allocating temporaries from @p mr.
    * @param stream The stream
-   * @param mr The resource (must outlive the policy)
+   * @param mr The resource (25.x: must outlive the policy; 26.06: the policy keeps it)
    */
-  explicit exec_policy_nosync(cuda_stream_view stream         = cuda_stream_default,
-                              device_async_resource_ref mr = mr::get_current_device_resource_ref())
-    : thrust_exec_policy_nosync_t(
-        RMM_DETAIL_THRUST_PAR_NOSYNC(mr::thrust_allocator<char>(stream, mr), stream.value()))
+  explicit exec_policy_nosync(cuda_stream_view stream            = cuda_stream_default,
+                              detail::exec_policy_resource mr = mr::get_current_device_resource_ref())
+    : thrust_exec_policy_nosync_t(RMM_DETAIL_THRUST_PAR_NOSYNC(
+        mr::thrust_allocator<char>(stream, std::move(mr)), stream.value()))
   {
   }
 };

@@ -5,6 +5,13 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
+#if RMM_API_GENERATION >= 2606
+// A 26.06 translation unit gets the flat 26.06 header.
+#include <rmm/mr/polymorphic_allocator.hpp>
+#else
+
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/mr/device/per_device_resource.hpp>
@@ -257,3 +264,5 @@ auto make_stream_allocator_adaptor(Allocator const& allocator, cuda_stream_view 
 }
 RMM_API_NAMESPACE_END
 }  // namespace rmm::mr
+
+#endif  // RMM_API_GENERATION

@@ -8,6 +8,13 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
+#if RMM_API_GENERATION >= 2606
+// A 26.06 translation unit gets the flat 26.06 header.
+#include <rmm/mr/thrust_allocator_adaptor.hpp>
+#else
+
 #include <rmm/detail/thrust.hpp>
 
 #if defined(RMM_DETAIL_HAVE_THRUST)
@@ -138,3 +145,5 @@ RMM_API_NAMESPACE_END
 }  // namespace rmm::mr
 
 #endif
+
+#endif  // RMM_API_GENERATION
