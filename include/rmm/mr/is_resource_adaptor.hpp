@@ -5,6 +5,12 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
+#if RMM_API_GENERATION >= 2606
+#include <rmm/detail/api_26_06/mr/is_resource_adaptor.hpp>
+#else
+
 #include <rmm/detail/cuda_mr.hpp>
 #include <rmm/detail/export.hpp>
 
@@ -73,3 +79,5 @@ inline constexpr bool
 }  // namespace mr
 RMM_API_NAMESPACE_END
 }  // namespace RMM_NAMESPACE
+
+#endif  // RMM_API_GENERATION

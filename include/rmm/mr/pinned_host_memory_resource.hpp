@@ -4,6 +4,12 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
+#if RMM_API_GENERATION >= 2606
+#include <rmm/detail/api_26_06/mr/pinned_host_memory_resource.hpp>
+#else
+
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/rmm.h>
 
@@ -192,3 +198,5 @@ class pinned_host_memory_resource final : public detail::handle_resource {
 }
 RMM_API_NAMESPACE_END
 }  // namespace rmm::mr
+
+#endif  // RMM_API_GENERATION

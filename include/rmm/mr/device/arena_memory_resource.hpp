@@ -4,6 +4,13 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
+#if RMM_API_GENERATION >= 2606
+// RMM 26.06 has this class at the flat path only; its translation units get it there.
+#include <rmm/mr/arena_memory_resource.hpp>
+#else
+
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/mr/device/detail/handle_resource.hpp>
@@ -138,3 +145,5 @@ class arena_memory_resource final : private detail::upstream_handle_holder,
 }
 RMM_API_NAMESPACE_END
 }  // namespace rmm::mr
+
+#endif  // RMM_API_GENERATION

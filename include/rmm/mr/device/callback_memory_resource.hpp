@@ -5,6 +5,13 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
+#if RMM_API_GENERATION >= 2606
+// RMM 26.06 has this class at the flat path only; its translation units get it there.
+#include <rmm/mr/callback_memory_resource.hpp>
+#else
+
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/error.hpp>
@@ -181,3 +188,5 @@ class callback_memory_resource final : public detail::handle_resource {
 }
 RMM_API_NAMESPACE_END
 }  // namespace rmm::mr
+
+#endif  // RMM_API_GENERATION

@@ -5,6 +5,13 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
+#if RMM_API_GENERATION >= 2606
+// RMM 26.06 has this class at the flat path only; its translation units get it there.
+#include <rmm/mr/cuda_async_memory_resource.hpp>
+#else
+
 #include <rmm/detail/check.hpp>
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/detail/mem_pool_type.hpp>
@@ -112,3 +119,5 @@ class cuda_async_memory_resource final : public detail::handle_resource {
 }
 RMM_API_NAMESPACE_END
 }  // namespace rmm::mr
+
+#endif  // RMM_API_GENERATION

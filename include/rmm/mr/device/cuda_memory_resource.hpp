@@ -4,6 +4,13 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
+#if RMM_API_GENERATION >= 2606
+// RMM 26.06 has this class at the flat path only; its translation units get it there.
+#include <rmm/mr/cuda_memory_resource.hpp>
+#else
+
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/rmm.h>
 #include <rmm/cuda_stream_view.hpp>
@@ -43,3 +50,5 @@ class cuda_memory_resource final : public detail::handle_resource {
 }
 RMM_API_NAMESPACE_END
 }  // namespace rmm::mr
+
+#endif  // RMM_API_GENERATION

@@ -5,6 +5,13 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
+#if RMM_API_GENERATION >= 2606
+// RMM 26.06 has this class at the flat path only; its translation units get it there.
+#include <rmm/mr/failure_callback_resource_adaptor.hpp>
+#else
+
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/error.hpp>
@@ -183,3 +190,5 @@ class failure_callback_resource_adaptor final : private detail::upstream_handle_
 }
 RMM_API_NAMESPACE_END
 }  // namespace rmm::mr
+
+#endif  // RMM_API_GENERATION

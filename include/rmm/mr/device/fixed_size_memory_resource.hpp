@@ -5,6 +5,13 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
+#if RMM_API_GENERATION >= 2606
+// RMM 26.06 has this class at the flat path only; its translation units get it there.
+#include <rmm/mr/fixed_size_memory_resource.hpp>
+#else
+
 #include <rmm/detail/check.hpp>
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/detail/upstream_handle.hpp>
@@ -134,3 +141,5 @@ class fixed_size_memory_resource final : private detail::upstream_handle_holder,
 }
 RMM_API_NAMESPACE_END
 }  // namespace rmm::mr
+
+#endif  // RMM_API_GENERATION

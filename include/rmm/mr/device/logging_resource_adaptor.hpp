@@ -12,6 +12,13 @@
 
 #include <rmm/detail/export.hpp>
 
+#if RMM_API_GENERATION >= 2606
+// RMM 26.06 has this class at the flat path only; its translation units get it there.
+#include <rmm/mr/logging_resource_adaptor.hpp>
+#else
+
+#include <rmm/detail/export.hpp>
+
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/error.hpp>
@@ -347,3 +354,5 @@ logging_resource_adaptor<Upstream> make_logging_adaptor(Upstream* upstream,
 }
 RMM_API_NAMESPACE_END
 }  // namespace rmm::mr
+
+#endif  // RMM_API_GENERATION

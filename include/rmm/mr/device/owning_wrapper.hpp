@@ -4,6 +4,12 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
+#if RMM_API_GENERATION >= 2606
+#error "rmm/mr/device/owning_wrapper.hpp: rmm::mr::owning_wrapper does not exist in RMM 26.06 (resources are cuda::mr::shared_resource classes taken as cuda::mr::any_resource); compile this file for RMM 25.x with -DRMM_API_VERSION=2510 (or find_package(rmm 25.10))"
+#else
+
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/detail/export.hpp>
@@ -158,3 +164,5 @@ auto make_owning_wrapper(std::shared_ptr<Upstream> upstream, Args&&... args)
 }
 RMM_API_NAMESPACE_END
 }  // namespace rmm::mr
+
+#endif  // RMM_API_GENERATION

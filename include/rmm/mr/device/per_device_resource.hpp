@@ -25,6 +25,13 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
+#if RMM_API_GENERATION >= 2606
+// RMM 26.06 has this class at the flat path only; its translation units get it there.
+#include <rmm/mr/per_device_resource.hpp>
+#else
+
 #include <rmm/cuda_device.hpp>
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/export.hpp>
@@ -327,3 +334,5 @@ inline device_async_resource_ref reset_current_device_resource_ref()
 }
 RMM_API_NAMESPACE_END
 }  // namespace rmm::mr
+
+#endif  // RMM_API_GENERATION

@@ -4,6 +4,13 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
+#if RMM_API_GENERATION >= 2606
+// RMM 26.06 has this class at the flat path only; its translation units get it there.
+#include <rmm/mr/statistics_resource_adaptor.hpp>
+#else
+
 #include <rmm/detail/check.hpp>
 #include <rmm/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/detail/upstream_handle.hpp>
@@ -196,3 +203,5 @@ class statistics_resource_adaptor final : private detail::upstream_handle_holder
 }
 RMM_API_NAMESPACE_END
 }  // namespace rmm::mr
+
+#endif  // RMM_API_GENERATION

@@ -4,6 +4,13 @@
  */
 #pragma once
 
+#include <rmm/detail/export.hpp>
+
+#if RMM_API_GENERATION >= 2606
+// RMM 26.06 has this class at the flat path only; its translation units get it there.
+#include <rmm/mr/system_memory_resource.hpp>
+#else
+
 #include <rmm/cuda_device.hpp>
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/check.hpp>
@@ -60,3 +67,5 @@ class system_memory_resource final : public detail::handle_resource {
 }
 RMM_API_NAMESPACE_END
 }  // namespace rmm::mr
+
+#endif  // RMM_API_GENERATION

@@ -1,0 +1,59 @@
+/**
+ * @file detail/api_26_06/mr/pinned_host_memory_resource.hpp
+ * @brief RMM 26.06's `rmm::mr::pinned_host_memory_resource` (included through
+ * `<rmm/mr/pinned_host_memory_resource.hpp>` by 26.06 translation units): page-locked host
+ * memory, accessible from host and device, through librmm's pinned host resource.
+ */
+#pragma once
+
+#include <rmm/detail/export.hpp>
+
+#include <rmm/aligned.hpp>
+#include <rmm/detail/error.hpp>
+#include <rmm/mr/detail/handle_impl.hpp>
+
+#include <cuda/memory_resource>
+#include <cuda/stream_ref>
+
+#include <cstddef>
+
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
+
+/**
+ * @brief Pinned (page-locked) host memory, usable by the device. All instances are
+ * interchangeable (equal). Allocations are 256-byte aligned.
+ */
+class pinned_host_memory_resource final : public detail::handle_base {
+ public:
+  /**
+   * @brief Creates the resource.
+   * @throws rmm::cuda_error when no runtime is usable
+   */
+  pinned_host_memory_resource()
+    : handle_base{detail::adopt_handle, detail::make_handle(rmm_pinned_host_create)}
+  {
+  }
+
+  /// @brief Any two are interchangeable.
+  /// @return true
+  [[nodiscard]] bool operator==(pinned_host_memory_resource const&) const noexcept { return true; }
+  /// @brief Any two are interchangeable.
+  /// @return false
+  [[nodiscard]] bool operator!=(pinned_host_memory_resource const&) const noexcept { return false; }
+
+  /// @brief Device-accessible memory.
+  friend void get_property(pinned_host_memory_resource const&, cuda::mr::device_accessible) noexcept {}
+  /// @brief Host-accessible memory.
+  friend void get_property(pinned_host_memory_resource const&, cuda::mr::host_accessible) noexcept {}
+};
+
+static_assert(cuda::mr::resource_with<pinned_host_memory_resource, cuda::mr::device_accessible>);
+static_assert(cuda::mr::resource_with<pinned_host_memory_resource, cuda::mr::host_accessible>);
+
+}  // namespace mr
+RMM_API_NAMESPACE_END
+}  // namespace rmm
+
+#include <rmm/mr/detail/known_resources.hpp>

@@ -1,0 +1,160 @@
+/**
+ * @file callback_memory_resource.hpp
+ * @brief RMM 26.06's `rmm::mr::callback_memory_resource`: allocation by user functions,
+ * through librmm's callback resource.
+ *
+ * A 25.02/25.10 translation unit gets `rmm/mr/device/callback_memory_resource.hpp`.
+ */
+#pragma once
+
+#include <rmm/detail/export.hpp>
+
+#if RMM_API_GENERATION >= 2606
+
+#include <rmm/cuda_stream_view.hpp>
+#include <rmm/mr/detail/handle_impl.hpp>
+#include <rmm/resource_ref.hpp>
+
+#include <cuda/memory_resource>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
+
+/// @brief Allocates `bytes` on `stream`; the last argument is the resource's allocate argument.
+using allocate_callback_t = std::function<void*(std::size_t, cuda_stream_view, void*)>;
+
+/// @brief Frees `ptr` of `bytes` on `stream`; the last argument is the deallocate argument.
+using deallocate_callback_t = std::function<void(void*, std::size_t, cuda_stream_view, void*)>;
+
+namespace detail {
+
+/**
+ * @brief The callbacks and their arguments, owned by librmm's callback resource (destroyed
+ * with its last handle).
+ */
+struct callback_functions {
+  allocate_callback_t allocate;      ///< The allocate callback
+  deallocate_callback_t deallocate;  ///< The deallocate callback
+  void* allocate_arg;                ///< Its argument
+  void* deallocate_arg;              ///< Its argument
+
+  /// @brief Vtable allocate entry.
+  static std::uint32_t do_allocate(void* ctx, std::size_t bytes, rmm_stream_t stream, void** out) noexcept
+  {
+    auto* self = static_cast<callback_functions*>(ctx);
+    return status_of([&] {
+      *out = self->allocate(bytes, cuda_stream_view{reinterpret_cast<cudaStream_t>(stream)}, self->allocate_arg);
+    });
+  }
+
+  /// @brief Vtable deallocate entry.
+  static std::uint32_t do_deallocate(void* ctx, void* ptr, std::size_t bytes, rmm_stream_t stream) noexcept
+  {
+    auto* self = static_cast<callback_functions*>(ctx);
+    return status_of([&] {
+      self->deallocate(ptr, bytes, cuda_stream_view{reinterpret_cast<cudaStream_t>(stream)}, self->deallocate_arg);
+    });
+  }
+
+  /// @brief Vtable destroy entry.
+  static void destroy(void* ctx) noexcept { delete static_cast<callback_functions*>(ctx); }
+};
+
+/**
+ * @brief The shared state of a callback_memory_resource.
+ */
+class callback_memory_resource_impl final : public handle_base {
+ public:
+  /**
+   * @brief Creates librmm's callback resource over the callbacks.
+   * @param allocate_callback Allocates
+   * @param deallocate_callback Frees
+   * @param allocate_callback_arg Passed to @p allocate_callback
+   * @param deallocate_callback_arg Passed to @p deallocate_callback
+   */
+  callback_memory_resource_impl(allocate_callback_t allocate_callback,
+                                deallocate_callback_t deallocate_callback,
+                                void* allocate_callback_arg,
+                                void* deallocate_callback_arg)
+    : handle_base{adopt_handle,
+                  create(std::make_unique<callback_functions>(callback_functions{std::move(allocate_callback),
+                                                                                 std::move(deallocate_callback),
+                                                                                 allocate_callback_arg,
+                                                                                 deallocate_callback_arg}))}
+  {
+  }
+
+  callback_memory_resource_impl(callback_memory_resource_impl const&)            = delete;
+  callback_memory_resource_impl& operator=(callback_memory_resource_impl const&) = delete;
+
+ private:
+  static rmm_resource_t create(std::unique_ptr<callback_functions> functions)
+  {
+    RMM_EXPECTS(static_cast<bool>(functions->allocate) && static_cast<bool>(functions->deallocate),
+                "callback_memory_resource: empty allocate or deallocate callback; pass both");
+    rmm_callback_vtable vtable{};
+    vtable.allocate   = &callback_functions::do_allocate;
+    vtable.deallocate = &callback_functions::do_deallocate;
+    vtable.destroy    = &callback_functions::destroy;
+    // The handle owns the functions from here on, even when the creation fails.
+    return make_handle(rmm_callback_create_with_vtable,
+                       static_cast<rmm_callback_vtable const*>(&vtable),
+                       static_cast<void*>(functions.release()));
+  }
+};
+
+}  // namespace detail
+
+/**
+ * @brief Allocates and frees through user functions (with an argument each). Copies share
+ * the resource.
+ */
+class RMM_EXPORT callback_memory_resource
+  : public cuda::mr::shared_resource<detail::callback_memory_resource_impl> {
+  using shared_base = cuda::mr::shared_resource<detail::callback_memory_resource_impl>;
+
+ public:
+  /// @brief Device-accessible memory (as the callbacks promise).
+  friend void get_property(callback_memory_resource const&, cuda::mr::device_accessible) noexcept {}
+
+  /**
+   * @brief Creates the resource.
+   * @param allocate_callback Allocates
+   * @param deallocate_callback Frees
+   * @param allocate_callback_arg Passed to @p allocate_callback
+   * @param deallocate_callback_arg Passed to @p deallocate_callback
+   * @throws rmm::logic_error for an empty callback
+   */
+  callback_memory_resource(allocate_callback_t allocate_callback,
+                           deallocate_callback_t deallocate_callback,
+                           void* allocate_callback_arg   = nullptr,
+                           void* deallocate_callback_arg = nullptr)
+    : shared_base{cuda::std::in_place_type<detail::callback_memory_resource_impl>,
+                  std::move(allocate_callback),
+                  std::move(deallocate_callback),
+                  allocate_callback_arg,
+                  deallocate_callback_arg}
+  {
+  }
+
+  callback_memory_resource() = delete;
+  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(callback_memory_resource)
+  ~callback_memory_resource() = default;
+};
+
+static_assert(cuda::mr::resource_with<callback_memory_resource, cuda::mr::device_accessible>);
+
+}  // namespace mr
+RMM_API_NAMESPACE_END
+}  // namespace rmm
+
+#include <rmm/mr/detail/known_resources.hpp>
+
+#else
+#include <rmm/mr/device/callback_memory_resource.hpp>
+#endif
