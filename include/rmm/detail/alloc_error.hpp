@@ -65,22 +65,27 @@ inline std::string alloc_failure_text(std::string const& core, std::size_t bytes
  * @brief Throws the exception for a failed allocation of @p bytes (nothing on success).
  *
  * Out of memory gives rmm::out_of_memory, worded as the generation's RMM words it (see the
- * file's description); other failures are reported as rmm::detail::check() reports them.
+ * file's description), and so does a request larger than a fixed-size resource's blocks, as in
+ * RMM; other failures are reported as rmm::detail::check() reports them.
  * @param status The C ABI's status
  * @param bytes The request size
  */
 inline void check_alloc(rmm_status_t status, std::size_t bytes)
 {
   if (status == RMM_STATUS_SUCCESS) { return; }
-#if RMM_API_GENERATION >= 2510
-  if (status == RMM_STATUS_OUT_OF_MEMORY) {
-    throw rmm::out_of_memory{"out_of_memory: " +
-                             alloc_failure_text(status_message(status), bytes)};
+  auto oom = status == RMM_STATUS_OUT_OF_MEMORY;
+  if (!oom && status == RMM_STATUS_BAD_ALLOC) {
+    // A request larger than a fixed-size resource's blocks is out of memory in RMM (its
+    // "Maximum allocation size exceeded"); the core reports it as a plain allocation failure.
+    oom = status_message(status).find("exceeds the block size") != std::string::npos;
   }
+  if (!oom) { throw_status(status); }
+#if RMM_API_GENERATION >= 2510
+  throw rmm::out_of_memory{"out_of_memory: " + alloc_failure_text(status_message(status), bytes)};
 #else
   (void)bytes;
+  throw rmm::out_of_memory{"out_of_memory: " + status_message(status)};
 #endif
-  throw_status(status);
 }
 
 }  // namespace detail
