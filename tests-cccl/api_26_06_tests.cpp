@@ -15,6 +15,7 @@
 #include <rmm/device_vector.hpp>
 #include <rmm/error.hpp>
 #include <rmm/exec_policy.hpp>
+#include <rmm/logger.hpp>
 #include <rmm/mr/cuda_memory_resource.hpp>
 #include <rmm/mr/per_device_resource.hpp>
 #include <rmm/mr/polymorphic_allocator.hpp>
@@ -641,6 +642,36 @@ TEST(Api2606Thrust, AllocatorDeviceVectorExecPolicy)
   EXPECT_EQ(rebound.stream(), stream.view());
   EXPECT_THROW((rmm::mr::thrust_allocator<int>{stream.view(), any_device_resource{}}),
                rmm::logic_error);
+}
+
+TEST(Api2606DeviceBuffer, KeepsTheCurrentResourceAfterItIsReplaced)
+{
+  rmm::cuda_stream stream;
+  counting_resource user;
+  auto previous = rmm::mr::set_current_device_resource(user);
+  rmm::device_buffer buf{100, stream.view()};  // defaults to the current resource: user
+  rmm::device_uvector<int> vec{10, stream.view()};
+  EXPECT_EQ(user.counts->allocations, 2);
+  rmm::mr::set_current_device_resource(std::move(previous));
+  buf.resize(1000, stream.view());  // still the resource the buffer was made with
+  EXPECT_EQ(user.counts->allocations, 3);
+  EXPECT_EQ(user.counts->last_bytes, 1000u);
+  auto mr = vec.memory_resource();
+  EXPECT_NE(cuda::mr::resource_cast<counting_resource>(&mr), nullptr);
+}
+
+TEST(Api2606Logger, RapidsLoggerTypes)
+{
+  rapids_logger::logger& logger = rmm::default_logger();
+  rapids_logger::sink_ptr sink  = rmm::default_sink();
+  EXPECT_NE(sink, nullptr);
+  EXPECT_FALSE(rmm::default_pattern().empty());
+  auto const before = logger.level();
+  logger.set_level(rapids_logger::level_enum::warn);
+  EXPECT_EQ(rmm::default_logger().level(), rapids_logger::level_enum::warn);
+  logger.set_level(before);
+  static_assert(std::is_same_v<rmm::device_vector<int>,
+                               thrust::device_vector<int, rmm::mr::thrust_allocator<int>>>);
 }
 
 TEST(Api2606Aligned, Helpers)
