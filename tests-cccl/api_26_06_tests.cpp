@@ -7,6 +7,7 @@
 #include <rmm/cuda_stream.hpp>
 #include <rmm/cuda_stream_pool.hpp>
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/aligned.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/detail/runtime_shutdown.hpp>
 #include <rmm/device_buffer.hpp>
@@ -684,6 +685,18 @@ TEST(Api2606Aligned, Helpers)
   EXPECT_EQ(rmm::align_up(300, 256), 512u);
   EXPECT_EQ(rmm::align_down(300, 256), 256u);
   EXPECT_TRUE(rmm::is_aligned(512, 256));
+  // Host helpers: the alignment holds, and freeing null is a no-op that calls nothing.
+  int frees = 0;
+  void* p   = rmm::detail::aligned_host_allocate(100, 512, [](std::size_t n) {
+    return ::operator new(n);
+  });
+  EXPECT_TRUE(rmm::is_pointer_aligned(p, 512));
+  rmm::detail::aligned_host_deallocate(p, 100, 512, [&frees](void* q) {
+    ++frees;
+    ::operator delete(q);
+  });
+  rmm::detail::aligned_host_deallocate(nullptr, 100, 512, [&frees](void*) { ++frees; });
+  EXPECT_EQ(frees, 1);
   alignas(256) static char block[512];
   EXPECT_TRUE(rmm::is_pointer_aligned(block));
   EXPECT_FALSE(rmm::is_pointer_aligned(block + 1));

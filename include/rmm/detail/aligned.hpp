@@ -78,6 +78,8 @@ void aligned_host_deallocate(void* ptr,
                              Dealloc dealloc) noexcept
 {
   assert(rmm::is_supported_alignment(alignment));
+  // Null is a no-op (RMM 26.06), like free(nullptr): there is no offset stored before it.
+  if (ptr == nullptr) { return; }
   std::ptrdiff_t distance{};
   std::memcpy(&distance, static_cast<char*>(ptr) - sizeof(std::ptrdiff_t), sizeof(distance));
   dealloc(static_cast<char*>(ptr) - distance);
