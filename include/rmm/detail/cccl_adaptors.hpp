@@ -71,9 +71,9 @@ class cccl_resource_ref : public ResourceType {
   void* allocate_sync(std::size_t bytes, std::size_t alignment = cccl_ref_default_alignment) const
   {
     if constexpr (ref_has_allocate_sync<base>::value) {
-      return base::allocate_sync(bytes, alignment);
+      return self().allocate_sync(bytes, alignment);
     } else {
-      return base::allocate(bytes, alignment);
+      return self().allocate(bytes, alignment);
     }
   }
   /// @brief Frees memory from allocate_sync(). @param ptr Memory @param bytes Size
@@ -83,9 +83,9 @@ class cccl_resource_ref : public ResourceType {
                        std::size_t alignment = cccl_ref_default_alignment) const
   {
     if constexpr (ref_has_allocate_sync<base>::value) {
-      base::deallocate_sync(ptr, bytes, alignment);
+      self().deallocate_sync(ptr, bytes, alignment);
     } else {
-      base::deallocate(ptr, bytes, alignment);
+      self().deallocate(ptr, bytes, alignment);
     }
   }
   /// @brief RMM 25.02's name of allocate_sync(). @param bytes Size @return The memory
@@ -103,6 +103,14 @@ class cccl_resource_ref : public ResourceType {
   void deallocate(void* ptr, std::size_t bytes, std::size_t alignment) const
   {
     deallocate_sync(ptr, bytes, alignment);
+  }
+
+ private:
+  // A reference is a handle: calling through a const one changes no state of the handle, but
+  // CCCL's reference types (up to 3.0) declare their functions non-const.
+  base& self() const noexcept
+  {
+    return const_cast<base&>(static_cast<base const&>(*this));  // NOLINT
   }
 };
 
@@ -128,9 +136,9 @@ class cccl_async_resource_ref : public ResourceType {
   void* allocate_sync(std::size_t bytes, std::size_t alignment = cccl_ref_default_alignment) const
   {
     if constexpr (ref_has_allocate_sync<base>::value) {
-      return base::allocate_sync(bytes, alignment);
+      return self().allocate_sync(bytes, alignment);
     } else {
-      return base::allocate(bytes, alignment);
+      return self().allocate(bytes, alignment);
     }
   }
   /// @brief Frees memory from allocate_sync(). @param ptr Memory @param bytes Size
@@ -140,9 +148,9 @@ class cccl_async_resource_ref : public ResourceType {
                        std::size_t alignment = cccl_ref_default_alignment) const
   {
     if constexpr (ref_has_allocate_sync<base>::value) {
-      base::deallocate_sync(ptr, bytes, alignment);
+      self().deallocate_sync(ptr, bytes, alignment);
     } else {
-      base::deallocate(ptr, bytes, alignment);
+      self().deallocate(ptr, bytes, alignment);
     }
   }
   /// @brief Allocates @p bytes ordered on @p stream. @param stream Stream @param bytes Size
@@ -152,9 +160,9 @@ class cccl_async_resource_ref : public ResourceType {
                  std::size_t alignment = cccl_ref_default_alignment) const
   {
     if constexpr (ref_has_allocate_async<base>::value) {
-      return base::allocate_async(bytes, alignment, stream);
+      return self().allocate_async(bytes, alignment, stream);
     } else {
-      return base::allocate(stream, bytes, alignment);
+      return self().allocate(stream, bytes, alignment);
     }
   }
   /// @brief Frees memory from allocate(stream, ...), ordered on @p stream. @param stream
@@ -165,9 +173,9 @@ class cccl_async_resource_ref : public ResourceType {
                   std::size_t alignment = cccl_ref_default_alignment) const
   {
     if constexpr (ref_has_allocate_async<base>::value) {
-      base::deallocate_async(ptr, bytes, alignment, stream);
+      self().deallocate_async(ptr, bytes, alignment, stream);
     } else {
-      base::deallocate(stream, ptr, bytes, alignment);
+      self().deallocate(stream, ptr, bytes, alignment);
     }
   }
   /// @brief RMM 25.02's name of allocate_sync(). @param bytes Size @return The memory
@@ -209,6 +217,14 @@ class cccl_async_resource_ref : public ResourceType {
   void deallocate_async(void* ptr, std::size_t bytes, std::size_t alignment, cuda_stream_view stream) const
   {
     deallocate(stream, ptr, bytes, alignment);
+  }
+
+ private:
+  // A reference is a handle: calling through a const one changes no state of the handle, but
+  // CCCL's reference types (up to 3.0) declare their functions non-const.
+  base& self() const noexcept
+  {
+    return const_cast<base&>(static_cast<base const&>(*this));  // NOLINT
   }
 };
 
