@@ -23,6 +23,7 @@
 #pragma once
 
 #include <rmm/detail/export.hpp>
+#include <rmm/detail/runtime_shutdown.hpp>
 
 #if RMM_API_GENERATION >= 2606
 
@@ -216,6 +217,36 @@ inline device_async_resource_ref get_per_device_resource_ref(cuda_device_id devi
     device_id.value(), detail::registry_key_26_06, &handle, &tag));
   return device_async_resource_ref{detail::resolve_entry(device_id.value(), handle, tag)->resource};
 }
+
+namespace detail {
+
+/**
+ * @brief RMM 26.06's access to the per-device map (`rmm::mr::detail::get_ref_map()`). The map
+ * lives in librmm, so this is a stateless view of it: `view[device_id]` is
+ * get_per_device_resource_ref(device_id).
+ */
+struct ref_map_view {
+  /// @brief The resource of device @p device_id. @param device_id The device @return A reference
+  device_async_resource_ref operator[](cuda_device_id device_id) const
+  {
+    return get_per_device_resource_ref(device_id);
+  }
+};
+
+/**
+ * @brief The per-device map, as RMM 26.06 names it; also registers the process-exit hook
+ * (as RMM does once its map exists), so that statics constructed before this call see
+ * `rmm::process_is_exiting()` true in their destructors.
+ * @return The view
+ */
+inline ref_map_view const& get_ref_map()
+{
+  static constexpr ref_map_view view{};  // stateless: the map itself is librmm's
+  rmm::detail::register_process_exit_hook();
+  return view;
+}
+
+}  // namespace detail
 
 /**
  * @brief Sets the resource of device @p device_id.
