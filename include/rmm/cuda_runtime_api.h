@@ -110,6 +110,16 @@
 #ifndef cudaMemHandleTypeNone
 #define cudaMemHandleTypeNone hipMemHandleTypeNone
 #endif
+/* RMM 25.10's export handle types (cuda_async_memory_resource::allocation_handle_type). */
+#ifndef cudaMemHandleTypePosixFileDescriptor
+#define cudaMemHandleTypePosixFileDescriptor hipMemHandleTypePosixFileDescriptor
+#endif
+#ifndef cudaMemHandleTypeWin32
+#define cudaMemHandleTypeWin32 hipMemHandleTypeWin32
+#endif
+#ifndef cudaMemHandleTypeWin32Kmt
+#define cudaMemHandleTypeWin32Kmt hipMemHandleTypeWin32Kmt
+#endif
 #ifndef cudaMemLocationTypeDevice
 #define cudaMemLocationTypeDevice hipMemLocationTypeDevice
 #endif
