@@ -10,6 +10,7 @@
 #include <rmm/detail/runtime_capabilities.hpp>
 #include <rmm/device_uvector.hpp>
 #include <rmm/logger.hpp>
+#include <rmm/mr/device/arena_memory_resource.hpp>
 #include <rmm/mr/device/cuda_async_memory_resource.hpp>
 #include <rmm/mr/device/cuda_memory_resource.hpp>
 #include <rmm/mr/device/fixed_size_memory_resource.hpp>
@@ -239,6 +240,12 @@ TEST(Api2510, OutOfMemoryTextsNameReasonAndSize)
   EXPECT_NE(cuda_text.find("(failed to allocate " + std::to_string(huge) + " bytes)"),
             std::string::npos)
     << cuda_text;
+
+  rmm::mr::arena_memory_resource<rmm::mr::cuda_memory_resource> arena{&cuda, std::size_t{1} << 20};
+  auto const arena_text = oom_text(arena, std::size_t{4} << 20);
+  EXPECT_NE(arena_text.find("Maximum pool size exceeded (failed to allocate 4."), std::string::npos)
+    << arena_text;
+  EXPECT_NE(arena_text.find("No room in arena."), std::string::npos) << arena_text;
 
   rmm::mr::fixed_size_memory_resource<rmm::mr::cuda_memory_resource> fixed{&cuda, 1 << 16, 2};
   auto const fixed_text = oom_text(fixed, std::size_t{3} << 19);  // 1.5 MiB

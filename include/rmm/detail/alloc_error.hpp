@@ -11,6 +11,8 @@
  * | pool at its maximum size | `Maximum pool size exceeded (failed to allocate <size>): ...` |
  * | limiting adaptor over its limit | `Exceeded memory limit (failed to allocate <size>)` |
  * | fixed-size block too small | `Maximum allocation size exceeded (failed to allocate <size>)` |
+ * | arena without room | `Maximum pool size exceeded (failed to allocate <size>): No room in arena.` |
+ * | system / SAM headroom memory | `Failed to allocate <size> of memory: ...` |
  * | the runtime's allocation call | `CUDA error (failed to allocate <N> bytes) ...` (`HIP error` on HIP) |
  *
  * rmm-rs keeps its core's own explanation after the RMM text, so the message says both what
@@ -44,6 +46,14 @@ inline std::string alloc_failure_text(std::string const& core, std::size_t bytes
 {
   if (core.find("maximum pool size exceeded") != std::string::npos) {
     return "Maximum pool size exceeded (failed to allocate " + format_bytes(bytes) + "): " + core;
+  }
+  if (core.find("arena_memory_resource") != std::string::npos) {
+    return "Maximum pool size exceeded (failed to allocate " + format_bytes(bytes) +
+           "): No room in arena. " + core;
+  }
+  if (core.find("system_memory_resource") != std::string::npos ||
+      core.find("sam_headroom_memory_resource") != std::string::npos) {
+    return "Failed to allocate " + format_bytes(bytes) + " of memory: " + core;
   }
   if (core.find("allocation limit") != std::string::npos) {
     return "Exceeded memory limit (failed to allocate " + format_bytes(bytes) + "): " + core;
