@@ -135,6 +135,10 @@ TEST(Api2510, StreamFlags)
   EXPECT_NE(blocking.value(), non_blocking.value());
   non_blocking.synchronize();
 
+  rmm::cuda_stream copy_initialized = rmm::cuda_stream::flags::non_blocking;
+  rmm::cuda_stream list_initialized = {};
+  EXPECT_TRUE(copy_initialized.is_valid() && list_initialized.is_valid());
+
   rmm::cuda_stream_pool pool{3, rmm::cuda_stream::flags::non_blocking};
   EXPECT_EQ(pool.get_pool_size(), 3U);
   EXPECT_NE(pool.get_stream(0).value(), pool.get_stream(1).value());

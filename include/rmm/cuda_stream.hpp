@@ -46,7 +46,9 @@ class cuda_stream {
    * @param fl Creation flags
    * @throws rmm::cuda_error when the runtime cannot create the stream
    */
-  explicit cuda_stream(flags fl = flags::sync_default)
+  // Not explicit, as in RMM 25.10 and 26.06: `rmm::cuda_stream s = {};` and
+  // `rmm::cuda_stream s = rmm::cuda_stream::flags::non_blocking;` compile.
+  cuda_stream(flags fl = flags::sync_default)  // NOLINT(google-explicit-constructor)
   {
     rmm_stream_t created = nullptr;
     detail::check(rmm_stream_create(static_cast<std::uint32_t>(fl), &created));
