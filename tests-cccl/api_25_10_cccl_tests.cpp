@@ -47,6 +47,9 @@ static_assert(polyfill::async_resource_with<rmm::mr::device_memory_resource, dev
 static_assert(polyfill::resource_with<rmm::mr::new_delete_resource, host_accessible>);
 static_assert(!polyfill::resource_with<rmm::mr::new_delete_resource, device_accessible>);
 static_assert(polyfill::resource_with<rmm::mr::pinned_memory_resource, host_accessible>);
+static_assert(polyfill::async_resource_with<rmm::mr::pinned_memory_resource,
+                                            host_accessible,
+                                            device_accessible>);
 static_assert(
   polyfill::async_resource_with<rmm::mr::pinned_host_memory_resource, device_accessible, host_accessible>);
 // rmm's references are resources of their kind too.

@@ -18,6 +18,7 @@
 #include <rmm/mr/device/pool_memory_resource.hpp>
 #include <rmm/mr/device/statistics_resource_adaptor.hpp>
 #include <rmm/mr/host/new_delete_resource.hpp>
+#include <rmm/mr/host/pinned_memory_resource.hpp>
 #include <rmm/mr/pinned_host_memory_resource.hpp>
 #include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
@@ -172,6 +173,12 @@ TEST(Api2510, StreamFirstAndSyncSpellingsOnResources)
   rmm::mr::new_delete_resource host;
   void* h = host.allocate_sync(24, 8);
   host.deallocate_sync(h, 24, 8);
+
+  rmm::mr::pinned_memory_resource pinned_old;
+  void* o = pinned_old.allocate(stream.view(), 48, 16);
+  pinned_old.deallocate(stream.view(), o, 48, 16);
+  o = pinned_old.allocate(48);  // the base class's overloads stay visible
+  pinned_old.deallocate(o, 48);
 
   rmm::mr::pinned_host_memory_resource pinned;
   void* q = pinned.allocate(stream.view(), 64);

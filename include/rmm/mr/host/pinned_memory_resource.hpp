@@ -6,6 +6,7 @@
 
 #include <rmm/aligned.hpp>
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/alloc_error.hpp>
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/cuda_mr.hpp>
 #include <rmm/mr/host/host_memory_resource.hpp>
@@ -77,6 +78,34 @@ class pinned_memory_resource final : public host_memory_resource {
     deallocate(ptr, bytes, alignment);
   }
 
+  using host_memory_resource::allocate;
+  using host_memory_resource::deallocate;
+
+  /**
+   * @brief Allocates pinned memory (CCCL 3.1's stream-first form, which RMM 25.10 has); the
+   * stream is ignored.
+   * @param stream Ignored
+   * @param bytes The size
+   * @param alignment A power of two
+   * @return The memory
+   */
+  void* allocate(cuda_stream_view stream, std::size_t bytes, std::size_t alignment)
+  {
+    return allocate_async(bytes, alignment, stream);
+  }
+
+  /**
+   * @brief Frees memory from allocate(stream, bytes, alignment); the stream is ignored.
+   * @param stream Ignored
+   * @param ptr The memory
+   * @param bytes Its size
+   * @param alignment Its alignment
+   */
+  void deallocate(cuda_stream_view stream, void* ptr, std::size_t bytes, std::size_t alignment)
+  {
+    deallocate_async(ptr, bytes, alignment, stream);
+  }
+
 #if defined(RMM_HAS_CUDA_MR)
   /// @brief Pinned memory is also device accessible (`cuda::mr` property).
   friend void get_property(pinned_memory_resource const&, ::cuda::mr::device_accessible) noexcept {}
@@ -86,7 +115,8 @@ class pinned_memory_resource final : public host_memory_resource {
   void* do_allocate(std::size_t bytes, std::size_t alignment) override
   {
     void* ptr = nullptr;
-    rmm::detail::check(rmm_pinned_host_allocate(bytes, detail::host_alignment(alignment), &ptr));
+    rmm::detail::check_alloc(rmm_pinned_host_allocate(bytes, detail::host_alignment(alignment), &ptr),
+                             bytes);
     return ptr;
   }
 
