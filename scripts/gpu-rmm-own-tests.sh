@@ -37,9 +37,10 @@ if [[ -n "$cccl" ]]; then
   cccl="$(cd "$cccl" && pwd)"
   [[ -e "$cccl/cuda/memory_resource" ]] || { echo "no cuda/memory_resource under $cccl" >&2; exit 2; }
 fi
-out=/tmp/rmm-own-tests-logs
+# One folder per release, so that suites of two releases may be built side by side.
+out="${RMM_OWN_TESTS_LOGS:-/tmp/rmm-own-tests-logs-$api}"
 mkdir -p "$out"
-work=/tmp/rmm-own-build
+work="${RMM_OWN_TESTS_WORK:-/tmp/rmm-own-build-$api}"
 rm -rf "$work" && mkdir -p "$work"
 
 compile_only=0
@@ -181,7 +182,7 @@ version="${api:0:2}.${api:2:2}"
       [[ "$kind" == "@driver" ]] && echo "target_link_libraries($name PRIVATE CUDA::cuda_driver)"
     fi
     echo "target_include_directories($name PRIVATE \"$root\" \"$tests\")"
-    [[ -n "$cccl" ]] && echo "target_include_directories($name BEFORE SYSTEM PRIVATE \"$cccl\")"
+    [[ -n "$cccl" ]] && echo "target_include_directories($name SYSTEM BEFORE PRIVATE \"$cccl\")"
     if [[ "$api" == 2510 ]]; then
       echo "target_compile_definitions($name PRIVATE RMM_LOG_ACTIVE_LEVEL=RAPIDS_LOGGER_LOG_LEVEL_INFO)"
     fi
