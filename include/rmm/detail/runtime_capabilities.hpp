@@ -106,6 +106,42 @@ struct concurrent_managed_access {
   }
 };
 
+#if RMM_API_GENERATION >= 2606
+/**
+ * @brief Whether stream-ordered managed pools can be used (RMM 26.06): concurrent managed
+ * access and a runtime and driver of CUDA 13.0 or later (what the async managed resource needs).
+ */
+struct runtime_async_managed_alloc {
+  /// @brief Whether supported. @return true when supported
+  static bool is_supported()
+  {
+    if (!concurrent_managed_access::is_supported()) { return false; }
+    int32_t runtime = 0;
+    int32_t driver  = 0;
+    return rmm_runtime_get_version(&runtime) == RMM_STATUS_SUCCESS &&
+           rmm_driver_get_version(&driver) == RMM_STATUS_SUCCESS && runtime >= 13000 &&
+           driver >= 13000;
+  }
+};
+
+/**
+ * @brief Whether the current device shares memory with the host (`cudaDevAttrIntegrated`).
+ */
+struct device_integrated_memory {
+  /// @brief Whether integrated. @return true when the device reports it
+  static bool is_supported()
+  {
+    // CUDA's number for cudaDevAttrIntegrated (rmm_device_get_attribute takes CUDA's numbers).
+    constexpr int32_t integrated_attribute = 18;
+    int device = 0;
+    if (rmm_get_current_device(&device) != RMM_STATUS_SUCCESS) { return false; }
+    int32_t value = 0;
+    return rmm_device_get_attribute(&value, integrated_attribute, device) == RMM_STATUS_SUCCESS &&
+           value == 1;
+  }
+};
+#endif
+
 }  // namespace detail
 RMM_API_NAMESPACE_END
 }  // namespace RMM_NAMESPACE

@@ -12,6 +12,7 @@
 #if RMM_API_GENERATION >= 2606
 
 #include <rmm/aligned.hpp>
+#include <rmm/detail/runtime_capabilities.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/mr/detail/handle_impl.hpp>
 

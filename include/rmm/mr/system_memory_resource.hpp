@@ -13,7 +13,9 @@
 
 #include <rmm/aligned.hpp>
 #include <rmm/cuda_device.hpp>
+#include <rmm/detail/aligned.hpp>
 #include <rmm/detail/error.hpp>
+#include <rmm/detail/format.hpp>
 #include <rmm/mr/detail/handle_impl.hpp>
 
 #include <cuda/memory_resource>

@@ -9,6 +9,7 @@
 #include <rmm/detail/export.hpp>
 
 #include <rmm/aligned.hpp>
+#include <rmm/detail/aligned.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/mr/detail/handle_impl.hpp>
 
