@@ -9,11 +9,13 @@
 # <rmm-source-root>  a checkout or `git archive` of rapidsai/rmm at the release's tag: 25.02
 #                    keeps its tests in tests/ (and benchmarks/utilities/), 25.10 in cpp/tests/
 #                    (and cpp/benchmarks/); either the repository root or its cpp/ folder
-# [api-version]      2502 (default) or 2510: the release whose target list, C++ standard and
-#                    RMM_API_VERSION the suite is built with (find_package(rmm YY.MM))
+# [api-version]      2502 (default), 2510 or 2606: the release whose target list, C++ standard
+#                    and RMM_API_VERSION the suite is built with (find_package(rmm YY.MM));
+#                    26.06 keeps its tests in cpp/tests/ like 25.10 and builds them as C++20
 # [prefix]           rmm-rs's install prefix (default .carry/prefix)
-# [cccl-include-dir] CCCL headers to put first on the include path (RMM 25.10 pins CCCL 3.0.3;
-#                    CUDA 13's own CCCL is $CUDA/include/cccl, which rmm::rmm adds anyway)
+# [cccl-include-dir] CCCL headers to put first on the include path (RMM 25.10 pins CCCL 3.0.3,
+#                    RMM 26.06 CCCL 3.4.0, which its API needs at least; CUDA 13's own CCCL is
+#                    $CUDA/include/cccl, which rmm::rmm adds anyway)
 # The older form `<rmm-source-root> <prefix>` still means API 2502.
 #
 # Without nvcc (a machine with no CUDA toolkit) the script only compiles the suite's .cpp
@@ -54,7 +56,7 @@ fi
 
 # Per release: where the tests are, the C++ standard, and the targets (name -> sources,
 # relative to the tests folder; a leading "@static" / "@driver" marks RMM's CUDART STATIC and
-# LINK_DRIVER targets).
+# LINK_DRIVER targets, "@plain" a program without googletest that passes by exiting with 0).
 case "$api" in
   2502)
     root="$src"
@@ -129,8 +131,70 @@ case "$api" in
       "ERROR_MACROS_TEST error_macros_tests.cpp"
     )
     ;;
+  2606)
+    root="$src"
+    [[ -d "$root/cpp/tests" ]] && root="$root/cpp"
+    [[ -d "$root/tests" ]] || { echo "no cpp/tests/ under $src (RMM 26.06 layout)" >&2; exit 2; }
+    std=20
+    # RMM's cpp/tests/CMakeLists.txt, v26.06.00 (without the _PTDS_ twins, as above)
+    targets=(
+      "CUDA_MR_REF_TEST mr/mr_ref_cuda_tests.cpp"
+      "CUDA_ASYNC_MR_REF_TEST mr/mr_ref_cuda_async_tests.cpp"
+      "MANAGED_MR_REF_TEST mr/mr_ref_managed_tests.cpp"
+      "ARENA_MR_REF_TEST mr/mr_ref_arena_tests.cpp"
+      "BINNING_MR_REF_TEST mr/mr_ref_binning_tests.cpp"
+      "SYSTEM_MR_REF_TEST mr/mr_ref_system_tests.cpp"
+      "PINNED_MR_REF_TEST mr/mr_ref_pinned_tests.cpp"
+      "LOGGING_MR_REF_TEST mr/mr_ref_logging_tests.cpp"
+      "FIXED_SIZE_MR_REF_TEST mr/mr_ref_fixed_size_tests.cpp"
+      "DEFAULT_MR_REF_TEST mr/mr_ref_default_tests.cpp"
+      "ADAPTOR_TEST mr/adaptor_tests.cpp"
+      "CCCL_ADAPTOR_TEST mr/cccl_adaptor_tests.cpp"
+      "THREAD_SAFE_MR_REF_TEST mr/mr_ref_thread_safe_tests.cpp"
+      "POOL_MR_TEST mr/pool_mr_tests.cpp"
+      "POOL_MR_REF_TEST mr/mr_ref_pool_tests.cpp"
+      "PINNED_POOL_MR_REF_TEST mr/mr_ref_pinned_pool_tests.cpp"
+      "HWDECOMPRESS_TEST @driver mr/hwdecompress_tests.cpp"
+      "CUDA_ASYNC_MR_STATIC_CUDART_TEST @static mr/cuda_async_mr_tests.cpp"
+      "CUDA_ASYNC_MR_SHARED_CUDART_TEST mr/cuda_async_mr_tests.cpp"
+      "CUDA_ASYNC_MANAGED_MR_TEST mr/cuda_async_managed_mr_tests.cpp"
+      "THRUST_ALLOCATOR_TEST mr/thrust_allocator_tests.cu"
+      "POLYMORPHIC_ALLOCATOR_TEST mr/polymorphic_allocator_tests.cpp"
+      "STREAM_ADAPTOR_TEST mr/stream_allocator_adaptor_tests.cpp"
+      "STATISTICS_TEST mr/statistics_mr_tests.cpp"
+      "STATISTICS_MR_REF_TEST mr/mr_ref_statistics_tests.cpp"
+      "TRACKING_TEST mr/tracking_mr_tests.cpp"
+      "TRACKING_MR_REF_TEST mr/mr_ref_tracking_tests.cpp"
+      "FAILURE_CALLBACK_TEST mr/failure_callback_mr_tests.cpp"
+      "FAILURE_CALLBACK_MR_REF_TEST mr/mr_ref_failure_callback_tests.cpp"
+      "PREFETCH_ADAPTOR_TEST mr/prefetch_resource_adaptor_tests.cpp"
+      "PREFETCH_MR_REF_TEST mr/mr_ref_prefetch_tests.cpp"
+      "ALIGNED_TEST mr/aligned_mr_tests.cpp"
+      "ALIGNED_MR_REF_TEST mr/mr_ref_aligned_tests.cpp"
+      "LIMITING_TEST mr/limiting_mr_tests.cpp"
+      "LIMITING_MR_REF_TEST mr/mr_ref_limiting_tests.cpp"
+      "HOST_MR_REF_TEST mr/host_mr_ref_tests.cpp"
+      "PINNED_HOST_POOL_MR_TEST mr/pinned_host_pool_mr_tests.cpp"
+      "CUDA_STREAM_TEST cuda_stream_tests.cpp cuda_stream_pool_tests.cpp"
+      "DEVICE_BUFFER_TEST device_buffer_tests.cu"
+      "DEVICE_SCALAR_TEST device_scalar_tests.cpp"
+      "DEVICE_UVECTOR_TEST device_uvector_tests.cpp"
+      "PREFETCH_TEST prefetch_tests.cpp"
+      "LOGGER_TEST logger_tests.cpp"
+      "ARENA_MR_TEST mr/arena_mr_tests.cpp"
+      "BINNING_MR_TEST mr/binning_mr_tests.cpp"
+      "CALLBACK_MR_TEST mr/callback_mr_tests.cpp"
+      "CALLBACK_MR_REF_TEST mr/mr_ref_callback_tests.cpp"
+      "SYSTEM_MR_TEST mr/system_mr_tests.cu"
+      "CONTAINER_MULTIDEVICE_TEST container_multidevice_tests.cu"
+      "ERROR_MACROS_TEST error_macros_tests.cpp"
+      "PROCESS_IS_EXITING_TEST process_is_exiting_tests.cpp"
+      "PROCESS_IS_EXITING_SHUTDOWN_TEST @plain process_is_exiting_shutdown_test.cpp"
+      "RESOURCE_REF_CONVERSION_TEST mr/resource_ref_conversion_tests.cpp"
+    )
+    ;;
   *)
-    echo "api-version must be 2502 or 2510, not '$api'" >&2
+    echo "api-version must be 2502, 2510 or 2606, not '$api'" >&2
     exit 2
     ;;
 esac
@@ -153,7 +217,7 @@ version="${api:0:2}.${api:2:2}"
   for t in "${targets[@]}"; do
     read -r name files <<<"$t"
     kind=""
-    case "$files" in @static*|@driver*) kind="${files%% *}"; files="${files#* }" ;; esac
+    case "$files" in @static*|@driver*|@plain*) kind="${files%% *}"; files="${files#* }" ;; esac
     srcs=""
     for f in $files; do
       if ((compile_only)) && [[ "$f" == *.cu ]]; then srcs=""; break; fi
@@ -176,6 +240,9 @@ version="${api:0:2}.${api:2:2}"
       echo "  endif()"
       echo "endforeach()"
       echo "target_link_libraries($name PRIVATE \"\${rmm_LIBRARY}\" CUDA::cudart_static GTest::gmock GTest::gtest GTest::gmock_main Threads::Threads)"
+    elif [[ "$kind" == "@plain" ]]; then
+      echo "add_executable($name $srcs)"
+      echo "target_link_libraries($name PRIVATE rmm::rmm Threads::Threads)"
     else
       echo "add_executable($name $srcs)"
       echo "target_link_libraries($name PRIVATE rmm::rmm GTest::gmock GTest::gtest GTest::gmock_main Threads::Threads)"
@@ -183,7 +250,7 @@ version="${api:0:2}.${api:2:2}"
     fi
     echo "target_include_directories($name PRIVATE \"$root\" \"$tests\")"
     [[ -n "$cccl" ]] && echo "target_include_directories($name SYSTEM BEFORE PRIVATE \"$cccl\")"
-    if [[ "$api" == 2510 ]]; then
+    if [[ "$api" != 2502 ]]; then
       echo "target_compile_definitions($name PRIVATE RMM_LOG_ACTIVE_LEVEL=RAPIDS_LOGGER_LOG_LEVEL_INFO)"
     fi
     echo "set_target_properties($name PROPERTIES CXX_STANDARD $std CXX_STANDARD_REQUIRED ON CUDA_STANDARD $std)"
@@ -223,6 +290,10 @@ for t in "${targets[@]}"; do
   rc=$?
   p=$(grep -c '^\[       OK \]' "$out/$name.log")
   f=$(grep -c '^\[  FAILED  \] [A-Za-z].*(' "$out/$name.log")
+  if [[ "$files" == @plain* ]]; then
+    # No googletest: the exit status is the result.
+    if ((rc == 0)); then p=1 f=0; else p=0 f=1; fi
+  fi
   passed=$((passed + p)); failed=$((failed + f))
   echo "$name: rc=$rc passed=$p failed=$f"
   grep '^\[  FAILED  \] [A-Za-z].*(' "$out/$name.log" | head -5
