@@ -18,6 +18,9 @@
 
 #include <rmm/detail/export.hpp>
 
+// 26.06 content only: a 25.x translation unit that includes this file gets nothing from it.
+#if RMM_API_GENERATION >= 2606
+
 #include <rmm/aligned.hpp>
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/error.hpp>
@@ -509,3 +512,5 @@ RMM_API_NAMESPACE_END
     shared_base::operator=(static_cast<shared_base const&>(other));                  \
     return *this;                                                                    \
   }
+
+#endif  // RMM_API_GENERATION

@@ -12,6 +12,9 @@
 
 #include <rmm/detail/export.hpp>
 
+// 26.06 content only: a 25.x translation unit that includes this file gets nothing from it.
+#if RMM_API_GENERATION >= 2606
+
 #include <rmm/error.hpp>
 #include <rmm/mr/detail/handle_impl.hpp>
 
@@ -116,3 +119,5 @@ inline rmm_resource_t find_handle(any_device_resource const& resource) noexcept
 }  // namespace mr
 RMM_API_NAMESPACE_END
 }  // namespace rmm
+
+#endif  // RMM_API_GENERATION

@@ -8,6 +8,9 @@
 
 #include <rmm/detail/export.hpp>
 
+// 26.06 content only: a 25.x translation unit that includes this file gets nothing from it.
+#if RMM_API_GENERATION >= 2606
+
 #include <cuda/memory_resource>
 #include <cuda/std/type_traits>
 
@@ -32,3 +35,5 @@ inline constexpr bool is_resource_adaptor<
 }  // namespace mr
 RMM_API_NAMESPACE_END
 }  // namespace rmm
+
+#endif  // RMM_API_GENERATION

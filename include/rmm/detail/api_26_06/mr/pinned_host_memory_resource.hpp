@@ -8,6 +8,9 @@
 
 #include <rmm/detail/export.hpp>
 
+// 26.06 content only: a 25.x translation unit that includes this file gets nothing from it.
+#if RMM_API_GENERATION >= 2606
+
 #include <rmm/aligned.hpp>
 #include <rmm/detail/aligned.hpp>
 #include <rmm/detail/error.hpp>
@@ -58,3 +61,5 @@ RMM_API_NAMESPACE_END
 }  // namespace rmm
 
 #include <rmm/mr/detail/known_resources.hpp>
+
+#endif  // RMM_API_GENERATION
