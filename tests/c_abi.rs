@@ -188,12 +188,12 @@ fn per_device_entry_tag_leaves_other_resources_and_bad_arguments_alone() {
         );
         assert!(!initial);
         assert_eq!(
-            rmm_per_device_entry_tag(0, mine, 0x1234 as *mut c_void, &mut actual),
+            rmm_per_device_entry_tag(0, 0, mine, 0x1234 as *mut c_void, None, &mut actual),
             RMM_STATUS_SUCCESS
         );
         assert!(actual.is_null());
         assert_eq!(
-            rmm_per_device_entry_tag(0, mine, null_mut(), null_mut()),
+            rmm_per_device_entry_tag(0, 0, mine, null_mut(), None, null_mut()),
             RMM_STATUS_INVALID_ARGUMENT
         );
         assert_eq!(
@@ -205,7 +205,12 @@ fn per_device_entry_tag_leaves_other_resources_and_bad_arguments_alone() {
             RMM_STATUS_INVALID_ARGUMENT
         );
         assert_eq!(
-            rmm_per_device_entry_tag(-1, mine, null_mut(), &mut actual),
+            rmm_per_device_entry_tag(-1, 0, mine, null_mut(), None, &mut actual),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        // Keys are bounded: the registry keeps one tag per front end (API generation).
+        assert_eq!(
+            rmm_per_device_entry_tag(0, 4, mine, null_mut(), None, &mut actual),
             RMM_STATUS_INVALID_ARGUMENT
         );
         assert_eq!(rmm_resource_release(mine), RMM_STATUS_SUCCESS);
