@@ -20,7 +20,9 @@ mod select;
 use std::ffi::c_void;
 use std::fmt;
 
-pub use select::{preselect, process_is_exiting, register_front_end_exit_hook, runtime, RuntimeChoice};
+pub use select::{
+    preselect, process_is_exiting, register_front_end_exit_hook, runtime, RuntimeChoice,
+};
 
 /// A device ordinal, as the runtimes number them (0-based).
 pub type DeviceId = i32;
