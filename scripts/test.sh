@@ -110,6 +110,12 @@ for cccl in 2.7 2.8 3.0 3.4 3.x; do
   cmake --build "$consumers/cccl-$cccl" --parallel "$jobs"
   ctest --test-dir "$consumers/cccl-$cccl" --output-on-failure --parallel "$jobs"
 done
+step "tests-cccl with CCCL 3.4 (RMM 26.06's pin) under ASan/UBSan: every generation's CCCL-facing tests"
+cmake -S tests-cccl -B "$san/tests-cccl" -DCMAKE_PREFIX_PATH="$root/install" \
+  -DRMM_CUDA_INCLUDE="$root/.deps/cuda/runtime" -DRMM_CCCL_INCLUDE="$root/.deps/cuda/cccl-3.4" \
+  -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="$san_flags" -DCMAKE_EXE_LINKER_FLAGS="$san_link" >/dev/null
+cmake --build "$san/tests-cccl" --parallel "$jobs"
+ctest --test-dir "$san/tests-cccl" --output-on-failure --parallel "$jobs"
 
 step "find_package(rmm <version>): each RMM release selects its API generation; others are refused"
 for ask in 25.02 25.06 25.10 26.02 26.06; do
