@@ -69,7 +69,7 @@ TEST(Hipmm4Style, UvectorReverseIteratorsOnHipStreams)
   EXPECT_EQ(std::distance(vec.crbegin(), vec.crend()), 4);
 }
 
-TEST(Hipmm4Style, ResourcesTakeStreamFirstCalls)
+TEST(Hipmm4Style, ResourcesTakeStreamFirstForms)
 {
   rmm::mr::cuda_memory_resource cuda;
   rmm::cuda_stream stream;

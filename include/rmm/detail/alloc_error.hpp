@@ -13,7 +13,7 @@
  * | fixed-size block too small | `Maximum allocation size exceeded (failed to allocate <size>)` |
  * | arena without room | `Maximum pool size exceeded (failed to allocate <size>): No room in arena.` |
  * | system / SAM headroom memory | `Failed to allocate <size> of memory: ...` |
- * | the runtime's allocation call | `CUDA error (failed to allocate <N> bytes) ...` (`HIP error` on HIP) |
+ * | the runtime's allocation function | `CUDA error (failed to allocate <N> bytes) ...` (`HIP error` on HIP) |
  *
  * rmm-rs keeps its core's own explanation after the RMM text, so the message says both what
  * RMM code searches for and why the request failed.

@@ -6,12 +6,12 @@
  *
  * CCCL 3.1 renamed the memory-resource interface (synchronous `allocate_sync` /
  * `deallocate_sync`; stream-ordered `allocate(stream, bytes, alignment)` /
- * `deallocate(stream, ptr, bytes, alignment)`), while code written for RMM 25.02 calls
+ * `deallocate(stream, ptr, bytes, alignment)`), while code written for RMM 25.02 uses
  * `allocate(bytes[, alignment])` and `allocate_async(bytes[, alignment], stream)`. RMM 25.10's
  * reference aliases (`rmm::device_async_resource_ref`, ...) are these wrappers, so both
  * spellings work on them. The wrapped type may be rmm-rs's own reference
  * (rmm/resource_ref.hpp), or CCCL's `cuda::mr::resource_ref` / `async_resource_ref` of any
- * CCCL release: each call goes to the member the wrapped type has.
+ * CCCL release: each operation goes to the member the wrapped type has.
  */
 #pragma once
 

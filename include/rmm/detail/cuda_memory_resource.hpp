@@ -3,7 +3,7 @@
  * @brief `rmm::detail::polyfill`: CCCL's memory-resource concepts under names that do not
  * change with the CCCL release (RMM 25.10's `rmm/detail/cuda_memory_resource.hpp`).
  *
- * CCCL 3.1 renamed the concepts: what CCCL up to 3.0 calls `resource` (synchronous
+ * CCCL 3.1 renamed the concepts: what CCCL up to 3.0 names `resource` (synchronous
  * allocate/deallocate) became `synchronous_resource`, and `async_resource` (stream-ordered)
  * became `resource`. Code written for RMM 25.10 spells them through this header:
  *

@@ -6,7 +6,7 @@
  *
  * rmm-rs answers through its C ABI, i.e. for the runtime librmm.so uses (HIP, CUDA or the host
  * emulation), so no GPU runtime library needs to be linked. Answers are not cached: a program
- * may switch devices between queries, and each query is one call into the runtime.
+ * may switch devices between queries, and each query is one question to the runtime.
  */
 #pragma once
 
