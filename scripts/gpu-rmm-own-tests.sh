@@ -181,7 +181,6 @@ case "$api" in
       "DEVICE_UVECTOR_TEST device_uvector_tests.cpp"
       "PREFETCH_TEST prefetch_tests.cpp"
       "LOGGER_TEST logger_tests.cpp"
-      "ARENA_MR_TEST mr/arena_mr_tests.cpp"
       "BINNING_MR_TEST mr/binning_mr_tests.cpp"
       "CALLBACK_MR_TEST mr/callback_mr_tests.cpp"
       "CALLBACK_MR_REF_TEST mr/mr_ref_callback_tests.cpp"
