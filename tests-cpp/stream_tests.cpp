@@ -26,7 +26,8 @@ TEST(cuda_stream, TraitsMoveOnly)
   static_assert(std::is_nothrow_move_constructible<rmm::cuda_stream>::value);
   static_assert(std::is_nothrow_move_assignable<rmm::cuda_stream>::value);
   static_assert(std::is_convertible<rmm::cuda_stream const&, rmm::cuda_stream_view>::value);
-  static_assert(!std::is_convertible<rmm::cuda_stream::flags, rmm::cuda_stream>::value);
+  // RMM 25.10 and 26.06 declare cuda_stream(flags) without `explicit`.
+  static_assert(std::is_convertible<rmm::cuda_stream::flags, rmm::cuda_stream>::value);
 }
 
 TEST(cuda_stream, CreateViewAndSynchronize)
