@@ -9,6 +9,7 @@
 #include <vector>
 
 double churn_25_02(churn::plan const& p, std::size_t live, std::size_t pool_bytes);
+double churn_25_02_ref(churn::plan const& p, std::size_t live, std::size_t pool_bytes);
 double churn_26_06_any(churn::plan const& p, std::size_t live, std::size_t pool_bytes);
 double churn_26_06_ref(churn::plan const& p, std::size_t live, std::size_t pool_bytes);
 
@@ -36,15 +37,18 @@ int main(int argc, char** argv)
   churn_25_02(plan, live, pool_bytes);
   churn_26_06_any(plan, live, pool_bytes);
   churn_26_06_ref(plan, live, pool_bytes);
-  std::vector<double> v2502, vany, vref;
+  churn_25_02_ref(plan, live, pool_bytes);
+  std::vector<double> v2502, v2502ref, vany, vref;
   for (int r = 0; r < rounds; ++r) {
     if (r % 2 == 0) {
       v2502.push_back(churn_25_02(plan, live, pool_bytes));
+      v2502ref.push_back(churn_25_02_ref(plan, live, pool_bytes));
       vany.push_back(churn_26_06_any(plan, live, pool_bytes));
       vref.push_back(churn_26_06_ref(plan, live, pool_bytes));
     } else {
       vref.push_back(churn_26_06_ref(plan, live, pool_bytes));
       vany.push_back(churn_26_06_any(plan, live, pool_bytes));
+      v2502ref.push_back(churn_25_02_ref(plan, live, pool_bytes));
       v2502.push_back(churn_25_02(plan, live, pool_bytes));
     }
   }
@@ -54,6 +58,9 @@ int main(int argc, char** argv)
               rounds);
   std::printf("| path | ns/pair | ratio to 25.02 |\n| --- | --- | --- |\n");
   std::printf("| 25.02 pool_memory_resource<cuda_memory_resource>, direct | %.1f | 1.000 |\n", base);
+  std::printf("| 25.02 pool_memory_resource<cuda_memory_resource> through device_async_resource_ref | %.1f | %.3f |\n",
+              median(v2502ref),
+              median(v2502ref) / base);
   std::printf("| 26.06 pool_memory_resource through any_resource | %.1f | %.3f |\n",
               median(vany),
               median(vany) / base);

@@ -106,6 +106,41 @@ rmm_resource_t make_handle(Create create, Args... args)
                message);
 }
 
+/// @brief Stream-ordered allocation from @p handle (throws what the C ABI reports).
+inline void* handle_allocate(rmm_resource_t handle, cuda::stream_ref stream, std::size_t bytes)
+{
+  void* ptr           = nullptr;
+  rmm_status_t status = rmm_allocate_async(handle, bytes, c_stream(stream), &ptr);
+  if (status != RMM_STATUS_SUCCESS) { rmm::detail::throw_status(status); }
+  return ptr;
+}
+
+/// @brief Stream-ordered free to @p handle; a refusal is reported on stderr (noexcept).
+inline void handle_deallocate(rmm_resource_t handle,
+                              cuda::stream_ref stream,
+                              void* ptr,
+                              std::size_t bytes) noexcept
+{
+  rmm_status_t status = rmm_deallocate_async(handle, ptr, bytes, c_stream(stream));
+  if (status != RMM_STATUS_SUCCESS) { report_failed_deallocate(ptr, bytes, status); }
+}
+
+/// @brief Allocation from @p handle on the default stream, synchronized.
+inline void* handle_allocate_sync(rmm_resource_t handle, std::size_t bytes)
+{
+  void* ptr           = nullptr;
+  rmm_status_t status = rmm_allocate(handle, bytes, &ptr);
+  if (status != RMM_STATUS_SUCCESS) { rmm::detail::throw_status(status); }
+  return ptr;
+}
+
+/// @brief Free to @p handle on the default stream; a refusal is reported on stderr.
+inline void handle_deallocate_sync(rmm_resource_t handle, void* ptr, std::size_t bytes) noexcept
+{
+  rmm_status_t status = rmm_deallocate(handle, ptr, bytes);
+  if (status != RMM_STATUS_SUCCESS) { report_failed_deallocate(ptr, bytes, status); }
+}
+
 /**
  * @brief Owner of one reference to a librmm resource, with the `cuda::mr` resource interface
  * over it. Copies (and moves) share the handle.
@@ -158,10 +193,7 @@ class handle_base {
                  std::size_t bytes,
                  [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT)
   {
-    void* ptr = nullptr;
-    rmm_status_t status = rmm_allocate_async(handle_, bytes, c_stream(stream), &ptr);
-    if (status != RMM_STATUS_SUCCESS) { rmm::detail::throw_status(status); }
-    return ptr;
+    return handle_allocate(handle_, stream, bytes);
   }
 
   /**
@@ -176,8 +208,7 @@ class handle_base {
                   std::size_t bytes,
                   [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept
   {
-    rmm_status_t status = rmm_deallocate_async(handle_, ptr, bytes, c_stream(stream));
-    if (status != RMM_STATUS_SUCCESS) { report_failed_deallocate(ptr, bytes, status); }
+    handle_deallocate(handle_, stream, ptr, bytes);
   }
 
   /**
@@ -189,10 +220,7 @@ class handle_base {
   void* allocate_sync(std::size_t bytes,
                       [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT)
   {
-    void* ptr = nullptr;
-    rmm_status_t status = rmm_allocate(handle_, bytes, &ptr);
-    if (status != RMM_STATUS_SUCCESS) { rmm::detail::throw_status(status); }
-    return ptr;
+    return handle_allocate_sync(handle_, bytes);
   }
 
   /**
@@ -205,8 +233,7 @@ class handle_base {
                        std::size_t bytes,
                        [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept
   {
-    rmm_status_t status = rmm_deallocate(handle_, ptr, bytes);
-    if (status != RMM_STATUS_SUCCESS) { report_failed_deallocate(ptr, bytes, status); }
+    handle_deallocate_sync(handle_, ptr, bytes);
   }
 
   /**
@@ -503,14 +530,56 @@ RMM_API_NAMESPACE_END
 
 /// Copy and move of a resource class over `cuda::mr::shared_resource`: a move copies (one
 /// more reference), so a moved-from resource is still the same usable resource, never empty.
-#define RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(name)                                   \
-  name(name const&) noexcept = default;                                              \
-  name(name&& other) noexcept : shared_base{static_cast<shared_base const&>(other)} {} \
-  name& operator=(name const&) noexcept = default;                                   \
-  name& operator=(name&& other) noexcept                                             \
-  {                                                                                  \
-    shared_base::operator=(static_cast<shared_base const&>(other));                  \
-    return *this;                                                                    \
-  }
+///
+/// The class also keeps its handle beside the shared block and allocates through it: the
+/// calls that `cuda::mr::any_resource` and the references dispatch to then skip the load of
+/// the shared block (one dependent load per allocation and per free on the hot path). The
+/// handle never changes for the life of the shared object, so the copy is always current.
+#define RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(name)                                          \
+  name(name const&) noexcept = default;                                                     \
+  name(name&& other) noexcept : shared_base{static_cast<shared_base const&>(other)} {}      \
+  name& operator=(name const&) noexcept = default;                                          \
+  name& operator=(name&& other) noexcept                                                    \
+  {                                                                                         \
+    shared_base::operator=(static_cast<shared_base const&>(other));                         \
+    handle_ = other.handle_;                                                                \
+    return *this;                                                                           \
+  }                                                                                         \
+  /** @brief Allocates @p bytes in stream order on @p stream (256-byte aligned). */        \
+  void* allocate(::cuda::stream_ref stream,                                                 \
+                 std::size_t bytes,                                                         \
+                 [[maybe_unused]] std::size_t alignment = ::rmm::CUDA_ALLOCATION_ALIGNMENT) \
+  {                                                                                         \
+    return ::rmm::mr::detail::handle_allocate(handle_, stream, bytes);                      \
+  }                                                                                         \
+  /** @brief Frees @p ptr in stream order on @p stream; a refusal goes to stderr. */       \
+  void deallocate(::cuda::stream_ref stream,                                                \
+                  void* ptr,                                                                \
+                  std::size_t bytes,                                                        \
+                  [[maybe_unused]] std::size_t alignment =                                  \
+                    ::rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept                              \
+  {                                                                                         \
+    ::rmm::mr::detail::handle_deallocate(handle_, stream, ptr, bytes);                      \
+  }                                                                                         \
+  /** @brief Allocates @p bytes on the default stream, synchronized. */                    \
+  void* allocate_sync(std::size_t bytes,                                                    \
+                      [[maybe_unused]] std::size_t alignment =                              \
+                        ::rmm::CUDA_ALLOCATION_ALIGNMENT)                                   \
+  {                                                                                         \
+    return ::rmm::mr::detail::handle_allocate_sync(handle_, bytes);                         \
+  }                                                                                         \
+  /** @brief Frees @p ptr on the default stream; a refusal goes to stderr. */              \
+  void deallocate_sync(void* ptr,                                                           \
+                       std::size_t bytes,                                                   \
+                       [[maybe_unused]] std::size_t alignment =                             \
+                         ::rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept                         \
+  {                                                                                         \
+    ::rmm::mr::detail::handle_deallocate_sync(handle_, ptr, bytes);                         \
+  }                                                                                         \
+                                                                                            \
+ private:                                                                                   \
+  rmm_resource_t handle_ = this->get().handle();                                            \
+                                                                                            \
+ public:
 
 #endif  // RMM_API_GENERATION
