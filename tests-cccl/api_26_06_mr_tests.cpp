@@ -449,3 +449,70 @@ TEST(Api2606Mr, BadInputHasClearErrors)
   void* p = pool.allocate(default_stream(), 256, 256);
   pool.deallocate(default_stream(), p, 256, 256);
 }
+
+// RMM 26.06's equality: a resource equals its copies and nothing else (two adaptors built
+// alike over one upstream are different resources); the async resources compare their pools.
+TEST(Api2606Mr, EqualityIsIdentityExceptForPools)
+{
+  mr::cuda_memory_resource cuda;
+  mr::limiting_resource_adaptor a{cuda, 1 << 20};
+  mr::limiting_resource_adaptor b{cuda, 1 << 20};
+  EXPECT_EQ(a, mr::limiting_resource_adaptor{a});
+  EXPECT_NE(a, b);
+  mr::thread_safe_resource_adaptor t1{cuda};
+  mr::thread_safe_resource_adaptor t2{cuda};
+  EXPECT_NE(t1, t2);
+  mr::aligned_resource_adaptor al1{cuda, 512};
+  mr::aligned_resource_adaptor al2{cuda, 512};
+  EXPECT_NE(al1, al2);
+  EXPECT_EQ(mr::cuda_memory_resource{}, cuda);  // stateless: all equal
+  try {
+    mr::cuda_async_managed_memory_resource m1{};
+    mr::cuda_async_managed_memory_resource m2{};
+    EXPECT_EQ(m1, m2) << "both allocate from the device's one managed pool";
+  } catch (rmm::logic_error const&) {
+    GTEST_SKIP() << "this runtime has no managed memory pools";
+  }
+}
+
+// RMM 26.06 raises an aligned adaptor's alignment below 256 bytes to 256.
+TEST(Api2606Mr, SmallAlignmentsAreRaisedTo256)
+{
+  mr::cuda_memory_resource cuda;
+  for (std::size_t alignment : {32UL, 64UL, 128UL}) {
+    mr::aligned_resource_adaptor mr{cuda, alignment};
+    void* p = mr.allocate_sync(alignment);
+    EXPECT_TRUE(rmm::is_pointer_aligned(p, rmm::CUDA_ALLOCATION_ALIGNMENT));
+    mr.deallocate_sync(p, alignment);
+  }
+  EXPECT_THROW((mr::aligned_resource_adaptor{cuda, 96}), rmm::logic_error);
+}
+
+// The callback resource calls its functions directly, as RMM's does: what they return is
+// the allocation (NULL too), and every free reaches the deallocate function.
+TEST(Api2606Mr, CallbackResourceCallsItsFunctionsDirectly)
+{
+  struct counts {
+    int allocs{};
+    int frees{};
+    void* last_freed{reinterpret_cast<void*>(1)};
+  } c;
+  auto alloc = [](std::size_t, rmm::cuda_stream_view, void* arg) -> void* {
+    ++static_cast<counts*>(arg)->allocs;
+    return nullptr;
+  };
+  auto dealloc = [](void* p, std::size_t, rmm::cuda_stream_view, void* arg) {
+    ++static_cast<counts*>(arg)->frees;
+    static_cast<counts*>(arg)->last_freed = p;
+  };
+  mr::callback_memory_resource mr{alloc, dealloc, &c, &c};
+  void* p = mr.allocate_sync(10 << 20);
+  EXPECT_EQ(p, nullptr);
+  mr.deallocate_sync(p, 10 << 20);
+  cuda::mr::any_resource<cuda::mr::device_accessible> any{mr};
+  EXPECT_EQ(any.allocate(default_stream(), 64, 256), nullptr);
+  any.deallocate(default_stream(), nullptr, 64, 256);
+  EXPECT_EQ(c.allocs, 2);
+  EXPECT_EQ(c.frees, 2);
+  EXPECT_EQ(c.last_freed, nullptr);
+}

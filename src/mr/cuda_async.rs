@@ -516,10 +516,15 @@ pub struct CudaAsyncManagedMemoryResource {
     device: DeviceId,
 }
 
+/// The managed pool of each (runtime, device), shared by every async managed resource and
+/// kept for the life of the process, like the runtime's default pools.
+static MANAGED_POOLS: parking_lot::Mutex<Vec<((usize, DeviceId), MemPool)>> =
+    parking_lot::Mutex::new(Vec::new());
+
 impl CudaAsyncManagedMemoryResource {
     const NAME: &'static str = "cuda_async_managed_memory_resource";
 
-    /// A resource with its own managed pool for the current device.
+    /// A resource over the process's managed pool of the current device (made on first use).
     pub fn new() -> Result<Self> {
         let rt = runtime()?;
         let device = check_pools_supported(rt, Self::NAME)?;
@@ -532,6 +537,14 @@ impl CudaAsyncManagedMemoryResource {
                 Self::NAME,
                 rt.description()
             )));
+        }
+        // One managed pool per device for the whole process, as CUDA's default managed pool
+        // (RMM 25.12+ allocates from it): every instance allocates from the same pool, so
+        // instances compare equal and memory freed through one can be reused by another.
+        let key = (rt as *const dyn Runtime as *const () as usize, device);
+        let mut pools = MANAGED_POOLS.lock();
+        if let Some(&(_, pool)) = pools.iter().find(|(k, _)| *k == key) {
+            return Ok(CudaAsyncManagedMemoryResource { rt, pool, device });
         }
         let props = MemPoolProps {
             device,
@@ -550,9 +563,12 @@ impl CudaAsyncManagedMemoryResource {
                 Error::runtime(device, e)
             }
         })?;
-        let this = CudaAsyncManagedMemoryResource { rt, pool, device };
-        configure_pool(rt, device, pool, Prime::Exactly(0), u64::MAX, Self::NAME)?;
-        Ok(this)
+        if let Err(e) = configure_pool(rt, device, pool, Prime::Exactly(0), u64::MAX, Self::NAME) {
+            let _ = rt.mem_pool_destroy(pool);
+            return Err(e);
+        }
+        pools.push((key, pool));
+        Ok(CudaAsyncManagedMemoryResource { rt, pool, device })
     }
 
     /// The pool's handle.
@@ -563,15 +579,6 @@ impl CudaAsyncManagedMemoryResource {
     /// The device the pool serves.
     pub fn device(&self) -> DeviceId {
         self.device
-    }
-}
-
-impl Drop for CudaAsyncManagedMemoryResource {
-    fn drop(&mut self) {
-        if !process_is_exiting() {
-            // A failure here has no one to report to; the pool is leaked.
-            let _ = self.rt.mem_pool_destroy(self.pool);
-        }
     }
 }
 

@@ -155,6 +155,7 @@ static CUDA: Flavor = Flavor {
     pool_max_size_since: Some(12020),
     // cudaMemAllocationTypeManaged = 2 arrived with CUDA 13.0.
     managed_pools_since: Some(13000),
+    hw_decompress_since: Some(12080),
     // CUDA 13 gave cudaMemPrefetchAsync/cudaMemAdvise the cudaMemLocation signatures.
     location_api_since: Some(13000),
     unknown_pointer_is_invalid_value: false,

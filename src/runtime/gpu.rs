@@ -46,6 +46,10 @@ pub(super) struct Flavor {
     pub pool_max_size_since: Option<i32>,
     /// First runtime version with managed mempools (`allocType` 2) (None: never).
     pub managed_pools_since: Option<i32>,
+    /// First runtime and driver version whose device mempools can serve the hardware
+    /// decompression engine (`usage` = `cudaMemPoolCreateUsageHwDecompress`, CUDA 12.8):
+    /// RMM 25.10 and later create their async pools so whenever the driver has it.
+    pub hw_decompress_since: Option<i32>,
     /// First runtime version whose unsuffixed `MemPrefetchAsync`/`MemAdvise` take a
     /// `MemLocation` instead of an `int` device (CUDA 13); None: never.
     pub location_api_since: Option<i32>,
@@ -105,6 +109,10 @@ impl MemLocation {
         }
     }
 }
+
+/// `cudaMemPoolCreateUsageHwDecompress`: the pool's memory may feed the hardware
+/// decompression engine.
+const POOL_USAGE_HW_DECOMPRESS: u16 = 0x2;
 
 /// The common prefix of `cudaMemPoolProps` (CUDA 11.2–13.x) and `hipMemPoolProps`
 /// (ROCm 5.x–7.x): allocType, handleTypes, location at 0..16, win32SecurityAttributes at 16,
@@ -616,6 +624,15 @@ impl GpuRuntime {
                 ),
             ));
         }
+        let mut rest = [0u8; 224];
+        let hw_decompress = self
+            .flavor
+            .hw_decompress_since
+            .is_some_and(|v| self.runtime_version >= v && self.driver_version >= v);
+        if hw_decompress && props.location == MemPoolLocation::Device {
+            // `unsigned short usage` follows `maxSize`.
+            rest[..2].copy_from_slice(&POOL_USAGE_HW_DECOMPRESS.to_ne_bytes());
+        }
         Ok(RawPoolProps {
             alloc_type,
             handle_types,
@@ -625,7 +642,7 @@ impl GpuRuntime {
             },
             win32_security_attributes: std::ptr::null_mut(),
             max_size: props.max_size,
-            rest: [0; 224],
+            rest,
         })
     }
 }

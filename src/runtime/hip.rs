@@ -165,6 +165,7 @@ static HIP: Flavor = Flavor {
     pool_max_size_since: Some(60_000_000),
     // No managed mempools through this API.
     managed_pools_since: None,
+    hw_decompress_since: None,
     location_api_since: None,
     unknown_pointer_is_invalid_value: true,
     fabric_handles: false,

@@ -17,6 +17,7 @@
 
 #include <cuda/memory_resource>
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 
@@ -46,7 +47,11 @@ class aligned_resource_adaptor_impl final : public adaptor_impl_base {
                           RMM_EXPECTS(rmm::is_supported_alignment(alignment),
                                       "aligned_resource_adaptor: alignment " + std::to_string(alignment) +
                                         " is not a power of two; pass a power of two (at least 256)");
-                          return make_handle(rmm_aligned_adaptor_create, up, alignment, alignment_threshold);
+                          // Smaller alignments are raised to the device's 256 bytes, as RMM 26.06 does.
+                          return make_handle(rmm_aligned_adaptor_create,
+                                             up,
+                                             std::max(alignment, rmm::CUDA_ALLOCATION_ALIGNMENT),
+                                             alignment_threshold);
                         }}
   {
   }

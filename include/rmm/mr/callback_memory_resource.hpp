@@ -81,19 +81,68 @@ class callback_memory_resource_impl final : public handle_base {
                                 deallocate_callback_t deallocate_callback,
                                 void* allocate_callback_arg,
                                 void* deallocate_callback_arg)
-    : handle_base{adopt_handle,
-                  create(std::make_unique<callback_functions>(callback_functions{std::move(allocate_callback),
-                                                                                 std::move(deallocate_callback),
-                                                                                 allocate_callback_arg,
-                                                                                 deallocate_callback_arg}))}
+    : callback_memory_resource_impl{
+        std::make_unique<callback_functions>(callback_functions{std::move(allocate_callback),
+                                                                std::move(deallocate_callback),
+                                                                allocate_callback_arg,
+                                                                deallocate_callback_arg})}
   {
   }
 
   callback_memory_resource_impl(callback_memory_resource_impl const&)            = delete;
   callback_memory_resource_impl& operator=(callback_memory_resource_impl const&) = delete;
 
+  // The callbacks are called here directly, as RMM's resource does: whatever they return
+  // (NULL too) is the allocation, and every free reaches the deallocate callback. librmm's
+  // handle (which calls them through the vtable) serves as an upstream and in the registry.
+
+  /// @brief Calls the allocate callback with @p bytes and @p stream.
+  void* allocate(cuda::stream_ref stream,
+                 std::size_t bytes,
+                 [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT)
+  {
+    return functions_->allocate(bytes, view(stream), functions_->allocate_arg);
+  }
+
+  /// @brief Calls the deallocate callback with @p ptr, @p bytes and @p stream.
+  void deallocate(cuda::stream_ref stream,
+                  void* ptr,
+                  std::size_t bytes,
+                  [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept
+  {
+    functions_->deallocate(ptr, bytes, view(stream), functions_->deallocate_arg);
+  }
+
+  /// @brief Calls the allocate callback on the default stream.
+  void* allocate_sync(std::size_t bytes,
+                      [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT)
+  {
+    return functions_->allocate(bytes, cuda_stream_view{}, functions_->allocate_arg);
+  }
+
+  /// @brief Calls the deallocate callback on the default stream.
+  void deallocate_sync(void* ptr,
+                       std::size_t bytes,
+                       [[maybe_unused]] std::size_t alignment =
+                         rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept
+  {
+    functions_->deallocate(ptr, bytes, cuda_stream_view{}, functions_->deallocate_arg);
+  }
+
  private:
-  static rmm_resource_t create(std::unique_ptr<callback_functions> functions)
+  explicit callback_memory_resource_impl(std::unique_ptr<callback_functions> functions)
+    : handle_base{adopt_handle, create(functions)}, functions_{functions.release()}
+  {
+  }
+
+  static cuda_stream_view view(cuda::stream_ref stream) noexcept
+  {
+    return cuda_stream_view{stream.get()};
+  }
+
+  // Creates the handle over *functions; the handle owns them once this returns (the caller
+  // releases the unique_ptr), and frees them even when the creation fails.
+  static rmm_resource_t create(std::unique_ptr<callback_functions>& functions)
   {
     RMM_EXPECTS(static_cast<bool>(functions->allocate) && static_cast<bool>(functions->deallocate),
                 "callback_memory_resource: empty allocate or deallocate callback; pass both");
@@ -101,11 +150,16 @@ class callback_memory_resource_impl final : public handle_base {
     vtable.allocate   = &callback_functions::do_allocate;
     vtable.deallocate = &callback_functions::do_deallocate;
     vtable.destroy    = &callback_functions::destroy;
-    // The handle owns the functions from here on, even when the creation fails.
-    return make_handle(rmm_callback_create_with_vtable,
-                       static_cast<rmm_callback_vtable const*>(&vtable),
-                       static_cast<void*>(functions.release()));
+    auto* raw         = functions.get();
+    (void)functions.release();
+    rmm_resource_t handle = make_handle(rmm_callback_create_with_vtable,
+                                        static_cast<rmm_callback_vtable const*>(&vtable),
+                                        static_cast<void*>(raw));
+    functions.reset(raw);  // released again by the caller: the handle owns *raw
+    return handle;
   }
+
+  callback_functions* functions_;  ///< Owned by the handle (freed by its destroy entry)
 };
 
 }  // namespace detail
@@ -143,7 +197,7 @@ class RMM_EXPORT callback_memory_resource
   }
 
   callback_memory_resource() = delete;
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(callback_memory_resource)
+  RMM_DETAIL_SHARED_RESOURCE_COPIES(callback_memory_resource, )
   ~callback_memory_resource() = default;
 };
 

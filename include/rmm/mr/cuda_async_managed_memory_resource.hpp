@@ -29,6 +29,18 @@ namespace detail {
  */
 class cuda_async_managed_memory_resource_impl final : public handle_base {
  public:
+  /// @brief Equal when both allocate from the same pool (as RMM 26.06's impl compares them).
+  [[nodiscard]] bool operator==(cuda_async_managed_memory_resource_impl const& other) const noexcept
+  {
+    return librmm_equal(other);
+  }
+
+  /// @brief Negation of operator==.
+  [[nodiscard]] bool operator!=(cuda_async_managed_memory_resource_impl const& other) const noexcept
+  {
+    return !librmm_equal(other);
+  }
+
   /// @brief Creates librmm's async managed resource.
   cuda_async_managed_memory_resource_impl()
     : handle_base{adopt_handle, make_handle(rmm_async_managed_create)}

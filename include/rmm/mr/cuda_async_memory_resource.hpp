@@ -32,6 +32,18 @@ namespace detail {
  */
 class cuda_async_memory_resource_impl final : public handle_base {
  public:
+  /// @brief Equal when both allocate from the same pool (as RMM 26.06's impl compares them).
+  [[nodiscard]] bool operator==(cuda_async_memory_resource_impl const& other) const noexcept
+  {
+    return librmm_equal(other);
+  }
+
+  /// @brief Negation of operator==.
+  [[nodiscard]] bool operator!=(cuda_async_memory_resource_impl const& other) const noexcept
+  {
+    return !librmm_equal(other);
+  }
+
   /**
    * @brief Creates the pool (see cuda_async_memory_resource's constructor).
    * @param initial_pool_size Bytes to prime the pool with; none: not primed

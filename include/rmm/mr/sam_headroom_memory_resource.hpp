@@ -28,6 +28,18 @@ namespace detail {
  */
 class sam_headroom_memory_resource_impl final : public handle_base {
  public:
+  /// @brief Equal when both keep the same headroom (as RMM 26.06's impl compares them).
+  [[nodiscard]] bool operator==(sam_headroom_memory_resource_impl const& other) const noexcept
+  {
+    return librmm_equal(other);
+  }
+
+  /// @brief Negation of operator==.
+  [[nodiscard]] bool operator!=(sam_headroom_memory_resource_impl const& other) const noexcept
+  {
+    return !librmm_equal(other);
+  }
+
   /**
    * @brief Creates librmm's resource.
    * @param headroom Bytes of device memory left free

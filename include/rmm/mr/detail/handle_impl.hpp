@@ -243,9 +243,10 @@ class handle_base {
    */
   [[nodiscard]] bool operator==(handle_base const& other) const noexcept
   {
-    if (handle_ == other.handle_) { return true; }
-    bool equal = false;
-    return rmm_resource_is_equal(handle_, other.handle_, &equal) == RMM_STATUS_SUCCESS && equal;
+    // RMM 26.06: a resource equals its copies (one shared object) and nothing else; the
+    // async resources and sam_headroom compare what they allocate from instead
+    // (librmm_equal).
+    return handle_ == other.handle_;
   }
 
   /**
@@ -256,6 +257,19 @@ class handle_base {
   [[nodiscard]] bool operator!=(handle_base const& other) const noexcept
   {
     return !(*this == other);
+  }
+
+  /**
+   * @brief librmm's judgement of equality: the async resources are equal when they allocate
+   * from the same pool, sam_headroom resources when their headroom is the same.
+   * @param other The other resource
+   * @return true when equal
+   */
+  [[nodiscard]] bool librmm_equal(handle_base const& other) const noexcept
+  {
+    if (handle_ == other.handle_) { return true; }
+    bool equal = false;
+    return rmm_resource_is_equal(handle_, other.handle_, &equal) == RMM_STATUS_SUCCESS && equal;
   }
 
   /**
@@ -536,15 +550,7 @@ RMM_API_NAMESPACE_END
 /// the shared block (one dependent load per allocation and per free on the hot path). The
 /// handle never changes for the life of the shared object, so the copy is always current.
 #define RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(name)                                          \
-  name(name const&) noexcept = default;                                                     \
-  name(name&& other) noexcept : shared_base{static_cast<shared_base const&>(other)} {}      \
-  name& operator=(name const&) noexcept = default;                                          \
-  name& operator=(name&& other) noexcept                                                    \
-  {                                                                                         \
-    shared_base::operator=(static_cast<shared_base const&>(other));                         \
-    handle_ = other.handle_;                                                                \
-    return *this;                                                                           \
-  }                                                                                         \
+  RMM_DETAIL_SHARED_RESOURCE_COPIES(name, handle_ = other.handle_;)                         \
   /** @brief Allocates @p bytes in stream order on @p stream (256-byte aligned). */        \
   void* allocate(::cuda::stream_ref stream,                                                 \
                  std::size_t bytes,                                                         \
@@ -581,5 +587,18 @@ RMM_API_NAMESPACE_END
   rmm_resource_t handle_ = this->get().handle();                                            \
                                                                                             \
  public:
+
+/// Copy and move alone (see RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE), for a class whose shared
+/// object allocates itself (the callback resource calls its functions directly, as RMM's).
+/// @p also runs in the move assignment after the shared part is assigned.
+#define RMM_DETAIL_SHARED_RESOURCE_COPIES(name, also)                                  \
+  name(name const&) noexcept = default;                                                \
+  name(name&& other) noexcept : shared_base{static_cast<shared_base const&>(other)} {} \
+  name& operator=(name const&) noexcept = default;                                     \
+  name& operator=(name&& other) noexcept                                               \
+  {                                                                                    \
+    shared_base::operator=(static_cast<shared_base const&>(other));                    \
+    also return *this;                                                                 \
+  }
 
 #endif  // RMM_API_GENERATION
