@@ -274,6 +274,18 @@ fn to_pyerr(py: Python<'_>, f: Failure) -> PyErr {
     }
 }
 
+/// `check` for an allocation: a runtime call that failed while allocating is RMM's
+/// `bad_alloc` (RMM_CUDA_TRY_ALLOC), which Python code catches as MemoryError, not a
+/// cuda_error; the message keeps the runtime's error.
+fn check_allocation(status: Status) -> Result<(), Failure> {
+    check(status).map_err(|mut f| {
+        if f.status == RUNTIME_ERROR {
+            f.status = BAD_ALLOC;
+        }
+        f
+    })
+}
+
 /// Runs a C call with the GIL released; failures become Python exceptions.
 fn call<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, Failure> + Send) -> PyResult<T> {
     PENDING.with(|p| p.borrow_mut().take());
@@ -421,7 +433,7 @@ fn allocate(py: Python<'_>, mr: &ResourceHandle, size: usize, stream: usize) -> 
     let r = mr.raw()?;
     call(py, move || {
         let mut p: *mut c_void = std::ptr::null_mut();
-        check(unsafe { rmm_allocate_async(r as Res, size, stream as StreamT, &mut p) })?;
+        check_allocation(unsafe { rmm_allocate_async(r as Res, size, stream as StreamT, &mut p) })?;
         Ok(p as usize)
     })
 }
@@ -468,7 +480,9 @@ impl Allocation {
             if size == 0 {
                 return Ok(0);
             }
-            check(unsafe { rmm_allocate_async(r as Res, size, stream as StreamT, &mut p) })?;
+            check_allocation(unsafe {
+                rmm_allocate_async(r as Res, size, stream as StreamT, &mut p)
+            })?;
             Ok(p as usize)
         })?;
         unsafe { rmm_resource_retain(r as Res) };
