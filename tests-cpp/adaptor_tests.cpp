@@ -1,6 +1,7 @@
 // Per-class tests of the resource adaptors and owning_wrapper.
 #include "test_resources.hpp"
 
+#include <rmm/aligned.hpp>
 #include <rmm/error.hpp>
 #include <rmm/mr/device/aligned_resource_adaptor.hpp>
 #include <rmm/mr/device/cuda_memory_resource.hpp>
@@ -75,7 +76,12 @@ TEST(Aligned, BadAlignmentThrowsNamingIt)
   } catch (rmm::logic_error const& e) {
     EXPECT_TRUE(contains(e.what(), "1000")) << e.what();
   }
-  EXPECT_THROW((rmm::mr::aligned_resource_adaptor<cuda_mr>{&upstream, 128}), rmm::logic_error);
+  EXPECT_THROW((rmm::mr::aligned_resource_adaptor<cuda_mr>{&upstream, 96}), rmm::logic_error);
+  // A power of two below 256 is raised to 256, as RMM 25.10 does (RMM 25.02 accepts it too).
+  rmm::mr::aligned_resource_adaptor<cuda_mr> small{&upstream, 128};
+  void* p = small.allocate(128);
+  EXPECT_TRUE(rmm::is_pointer_aligned(p, rmm::CUDA_ALLOCATION_ALIGNMENT));
+  small.deallocate(p, 128);
   EXPECT_THROW((rmm::mr::aligned_resource_adaptor<cuda_mr>{nullptr}), rmm::logic_error);
 }
 

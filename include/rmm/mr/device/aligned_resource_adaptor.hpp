@@ -114,10 +114,9 @@ class aligned_resource_adaptor final : private detail::upstream_handle_holder,
                                std::size_t alignment_threshold)
   {
     rmm_resource_t out = nullptr;
-#if RMM_API_GENERATION >= 2510
-    // RMM 25.10 raises smaller (power-of-two) alignments to the device's 256 bytes.
+    // RMM 25.10 raises smaller power-of-two alignments to the device's 256 bytes; RMM 25.02
+    // accepts them and its memory is 256-byte aligned anyway, so the same holds for 25.02.
     if (rmm::is_pow2(alignment)) { alignment = std::max(alignment, rmm::CUDA_ALLOCATION_ALIGNMENT); }
-#endif
     rmm::detail::check(rmm_aligned_adaptor_create(upstream, alignment, alignment_threshold, &out));
     return out;
   }
