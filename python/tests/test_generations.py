@@ -269,3 +269,12 @@ def test_stream_none_is_refused():
     # Left out, the default stream is used; prefetch's None means the buffer's stream.
     assert rmm.DeviceBuffer.to_device(b"xyz").tobytes() == b"xyz"
     b.prefetch(stream=None)
+
+
+def test_allocation_failing_in_the_runtime_is_memory_error():
+    # RMM raises bad_alloc (MemoryError) when the runtime's allocation call fails for any
+    # reason, e.g. a pool that was destroyed under an async view (RMM 25.10/26.06's
+    # test_cuda_async_view_memory_resource_custom_pool); the runtime's error stays in the text.
+    mr = rmm.mr.CudaAsyncViewMemoryResource(0xDEAD000)
+    with pytest.raises(MemoryError, match="MallocFromPoolAsync failed"):
+        rmm.DeviceBuffer(size=100, mr=mr)
