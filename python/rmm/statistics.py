@@ -52,6 +52,16 @@ class Statistics:
     total_bytes: int
     total_count: int
 
+    def __getitem__(self, key: str) -> int:
+        """The counter named ``key``, as RMM's README reads it
+        (``mr.allocation_counts["current_bytes"]``; Dask-CUDA does the same)."""
+        if key not in self.__dataclass_fields__:
+            raise KeyError(
+                f"{key!r} is not a statistics counter; the counters are "
+                + ", ".join(self.__dataclass_fields__)
+            )
+        return getattr(self, key)
+
 
 def _stats_mr():
     """The current device resource if it is a statistics adaptor, else None."""

@@ -293,3 +293,16 @@ def test_profiler_on_a_function_without_source(stats_mr):
     profiled()
     assert list(records.records) == ["<made>:1(made)"]
     assert records.records["<made>:1(made)"].num_calls == 1
+
+
+def test_allocation_counts_by_key_as_rmms_readme_reads_them():
+    mr = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
+    buf = rmm.DeviceBuffer(size=1000, mr=mr)
+    counts = mr.allocation_counts
+    assert counts["current_bytes"] == counts.current_bytes == 1000
+    assert counts["current_count"] == 1
+    assert counts["peak_bytes"] == counts.peak_bytes
+    assert counts["total_count"] == counts.total_count
+    with pytest.raises(KeyError, match="current_bytes, current_count"):
+        counts["bytes"]
+    del buf

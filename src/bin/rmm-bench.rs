@@ -760,6 +760,15 @@ fn print_row(r: &Row) {
     let _ = std::io::stdout().flush();
 }
 
+/// The command line's synopsis.
+fn usage() -> String {
+    format!(
+        "usage: rmm-bench [--resources {}] [--workloads w1,w2,w3,w4] [--json FILE] [--quick] \
+         [--foreign-streams] [--w1-cases N:MAX_MIB,...] [--w3-steps N]",
+        RESOURCES.join(",")
+    )
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut resources: Vec<String> = RESOURCES.iter().map(|s| s.to_string()).collect();
@@ -808,8 +817,17 @@ fn main() {
                     }
                 }
             }
+            "-h" | "--help" => {
+                println!("{}", usage());
+                println!(
+                    "\nRuns the benchmark workloads (W1 random, W2 churn, W3 threads, W4 \
+                     streams) over each resource and the runtime's baselines, on the runtime \
+                     RMM_RUNTIME selects; prints a table and, with --json, writes it to FILE."
+                );
+                std::process::exit(0);
+            }
             other => {
-                eprintln!("rmm-bench: unknown argument {other:?}\nusage: rmm-bench [--resources {}] [--workloads w1,w2,w3,w4] [--json FILE] [--quick] [--foreign-streams] [--w1-cases N:MAX_MIB,...] [--w3-steps N]", RESOURCES.join(","));
+                eprintln!("rmm-bench: unknown argument {other:?}\n{}", usage());
                 std::process::exit(2);
             }
         }
