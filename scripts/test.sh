@@ -173,8 +173,9 @@ echo "pkg-config: rmm $pc_version, RMM APIs: $pc_apis"
 echo "pkg-config --cflags --libs rmm: $pc_flags"
 # shellcheck disable=SC2086 # the flags are meant to be split
 cc -std=c11 -Wall -Wextra -Werror -pedantic examples-c/basic.c $pc_flags \
-  -Wl,-rpath,"$root/install/lib" -o "$consumers/basic_pkgconfig"
-"$consumers/basic_pkgconfig" >/dev/null
+  -o "$consumers/basic_pkgconfig"
+# No LD_LIBRARY_PATH: rmm.pc's Libs carry the run path.
+env -u LD_LIBRARY_PATH "$consumers/basic_pkgconfig" >/dev/null
 
 if [[ -e /usr/lib/x86_64-linux-gnu/libamdhip64.so.5 ]] || ldconfig -p 2>/dev/null | grep -q 'libamdhip64.so.5'; then
   step "HIP runtime without a device (RMM_RUNTIME=hip)"
