@@ -38,7 +38,8 @@ cargo test --release --workspace
 
 step "benchmark smoke run (rmm-bench --quick, RMM_RUNTIME=$RMM_RUNTIME)"
 mkdir -p build
-cargo run --release --bin rmm-bench -- --help | grep -q "^usage: rmm-bench"
+bench_help=$(cargo run --release --bin rmm-bench -- --help)
+grep -q "^usage: rmm-bench" <<<"$bench_help"
 cargo run --release --bin rmm-bench -- --quick --json build/bench-smoke.json
 cargo run --release --bin rmm-replay -- tests/data/replay_3threads.csv --mr pool --mr arena:64M --json build/replay-smoke.json --svg build/replay-smoke.svg
 

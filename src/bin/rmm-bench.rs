@@ -818,11 +818,14 @@ fn main() {
                 }
             }
             "-h" | "--help" => {
-                println!("{}", usage());
-                println!(
-                    "\nRuns the benchmark workloads (W1 random, W2 churn, W3 threads, W4 \
+                // A reader such as `| head` may close the pipe early; that is not an error.
+                use std::io::Write;
+                let _ = writeln!(
+                    std::io::stdout().lock(),
+                    "{}\n\nRuns the benchmark workloads (W1 random, W2 churn, W3 threads, W4 \
                      streams) over each resource and the runtime's baselines, on the runtime \
-                     RMM_RUNTIME selects; prints a table and, with --json, writes it to FILE."
+                     RMM_RUNTIME selects; prints a table and, with --json, writes it to FILE.",
+                    usage()
                 );
                 std::process::exit(0);
             }
