@@ -11,8 +11,8 @@ use std::ffi::c_void;
 
 use super::{
     DeviceAttribute, DeviceId, Event, HostFn, MemAdvice, MemHandleType, MemInfo, MemPool,
-    MemPoolAttr, MemPoolProps, PointerAttributes, RtResult, Runtime, RuntimeKind, Stream,
-    StreamFlags,
+    MemPoolAttr, MemPoolProps, PhysicalHandle, PointerAttributes, RtResult, Runtime, RuntimeKind,
+    Stream, StreamFlags,
 };
 use crate::counters::{bump, Counter};
 
@@ -94,6 +94,15 @@ impl Runtime for Counted {
         RtOther fn mem_pool_import_from_shareable_handle(&self, handle: i64, handle_type: MemHandleType) -> RtResult<MemPool>;
         RtOther fn mem_pool_export_pointer(&self, ptr: *mut c_void) -> RtResult<[u8; 64]>;
         RtOther fn mem_pool_import_pointer(&self, pool: MemPool, data: &[u8; 64]) -> RtResult<*mut c_void>;
+
+        RtOther fn vmm_granularity(&self, device: DeviceId) -> RtResult<(usize, usize)>;
+        RtOther fn vmm_address_reserve(&self, size: usize, alignment: usize) -> RtResult<usize>;
+        RtOther fn vmm_address_free(&self, addr: usize, size: usize) -> RtResult<()>;
+        RtMalloc fn vmm_create(&self, size: usize, device: DeviceId) -> RtResult<PhysicalHandle>;
+        RtMalloc fn vmm_release(&self, handle: PhysicalHandle) -> RtResult<()>;
+        RtOther fn vmm_map(&self, addr: usize, size: usize, handle: PhysicalHandle) -> RtResult<()>;
+        RtOther fn vmm_unmap(&self, addr: usize, size: usize) -> RtResult<()>;
+        RtOther fn vmm_set_access(&self, addr: usize, size: usize, devices: &[DeviceId]) -> RtResult<()>;
     }
 
     unsafe fn memcpy_async(

@@ -140,6 +140,19 @@ impl fmt::Display for RuntimeError {
 
 impl std::error::Error for RuntimeError {}
 
+impl RuntimeError {
+    /// `call` is not available from this runtime (or on this device).
+    pub fn not_supported(call: &'static str) -> RuntimeError {
+        RuntimeError {
+            call,
+            code: 801,
+            kind: RuntimeErrorKind::NotSupported,
+            name: "errorNotSupported".into(),
+            message: "operation not supported by this runtime or device".into(),
+        }
+    }
+}
+
 /// Result of a runtime call.
 pub type RtResult<T> = Result<T, RuntimeError>;
 
@@ -448,7 +461,65 @@ pub trait Runtime: Send + Sync + 'static {
     fn direct_calls(&self) -> DirectCalls {
         DirectCalls::default()
     }
+
+    // ---- virtual memory management (CUDA's driver `cuMem*`, HIP's `hipMem*`) ----------
+    // Optional: a runtime or device without it answers `NotSupported` (the defaults).
+
+    /// The mapping granularity of pinned device memory on `device`: (minimum,
+    /// recommended) (`cuMemGetAllocationGranularity`). `NotSupported` where the device or
+    /// runtime has no virtual memory management.
+    fn vmm_granularity(&self, device: DeviceId) -> RtResult<(usize, usize)> {
+        let _ = device;
+        Err(RuntimeError::not_supported("cuMemGetAllocationGranularity"))
+    }
+    /// Reserves `size` bytes of device address space aligned to `alignment` (0: the
+    /// granularity) (`cuMemAddressReserve`); nothing is mapped.
+    fn vmm_address_reserve(&self, size: usize, alignment: usize) -> RtResult<usize> {
+        let _ = (size, alignment);
+        Err(RuntimeError::not_supported("cuMemAddressReserve"))
+    }
+    /// Frees a reservation made by [`Runtime::vmm_address_reserve`] (`cuMemAddressFree`);
+    /// nothing may be mapped in it.
+    fn vmm_address_free(&self, addr: usize, size: usize) -> RtResult<()> {
+        let _ = (addr, size);
+        Err(RuntimeError::not_supported("cuMemAddressFree"))
+    }
+    /// Creates `size` bytes (a multiple of the granularity) of physical memory on `device`
+    /// (`cuMemCreate`, pinned device memory).
+    fn vmm_create(&self, size: usize, device: DeviceId) -> RtResult<PhysicalHandle> {
+        let _ = (size, device);
+        Err(RuntimeError::not_supported("cuMemCreate"))
+    }
+    /// Releases a handle made by [`Runtime::vmm_create`] (`cuMemRelease`); its memory goes
+    /// back once no mapping uses it.
+    fn vmm_release(&self, handle: PhysicalHandle) -> RtResult<()> {
+        let _ = handle;
+        Err(RuntimeError::not_supported("cuMemRelease"))
+    }
+    /// Maps all `size` bytes of `handle` at `addr`, inside a reservation (`cuMemMap`,
+    /// offset 0). The mapping is not accessible until [`Runtime::vmm_set_access`].
+    fn vmm_map(&self, addr: usize, size: usize, handle: PhysicalHandle) -> RtResult<()> {
+        let _ = (addr, size, handle);
+        Err(RuntimeError::not_supported("cuMemMap"))
+    }
+    /// Unmaps `[addr, addr + size)`, which must be whole mappings (`cuMemUnmap`). The host
+    /// does not wait for device work: the caller makes sure none uses the range.
+    fn vmm_unmap(&self, addr: usize, size: usize) -> RtResult<()> {
+        let _ = (addr, size);
+        Err(RuntimeError::not_supported("cuMemUnmap"))
+    }
+    /// Makes the mapped range `[addr, addr + size)` readable and writable from each of
+    /// `devices` (`cuMemSetAccess`).
+    fn vmm_set_access(&self, addr: usize, size: usize, devices: &[DeviceId]) -> RtResult<()> {
+        let _ = (addr, size, devices);
+        Err(RuntimeError::not_supported("cuMemSetAccess"))
+    }
 }
+
+/// Physical memory made by [`Runtime::vmm_create`] (`CUmemGenericAllocationHandle` /
+/// `hipMemGenericAllocationHandle_t`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct PhysicalHandle(pub u64);
 
 /// `(ptr out, bytes) -> code`: `cuMemAlloc_v2` / `cudaMalloc` / `hipMalloc`.
 pub type DirectMallocFn = unsafe extern "C" fn(*mut *mut c_void, usize) -> i32;
