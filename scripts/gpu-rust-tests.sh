@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the prebuilt Rust test binaries and the CUDA kernel test on a GPU machine that has no
 # Rust toolchain. Expects .carry/bin (test executables from `cargo test --release --no-run`)
-# and .carry/lib/librmm.so, built on a machine with cargo (see README "GPU runs").
+# and .carry/lib/librmm.so, built on a machine with cargo by scripts/make-carry.sh (see
+# docs/gpu-runs.md, "Rust suites and the CUDA kernel test", for the latest result).
 # MODES (default "cuda auto") lists the RMM_RUNTIME values the binaries run under.
 set -uo pipefail
 cd "$(dirname "$0")/.."
