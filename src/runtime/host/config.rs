@@ -20,6 +20,9 @@ pub struct HostConfig {
     pub devices: usize,
     /// Capacity of each device in bytes.
     pub memory_per_device: usize,
+    /// Whether the devices support virtual memory management (`RMM_HOST_VMM`, default on;
+    /// `0` emulates a device without it).
+    pub vmm: bool,
 }
 
 impl Default for HostConfig {
@@ -27,16 +30,31 @@ impl Default for HostConfig {
         HostConfig {
             devices: 1,
             memory_per_device: DEFAULT_DEVICE_MEMORY,
+            vmm: true,
         }
     }
 }
 
 impl HostConfig {
-    /// Reads `RMM_HOST_DEVICES` (default 1) and `RMM_HOST_DEVICE_MEMORY` (default 16 GiB).
+    /// Reads `RMM_HOST_DEVICES` (default 1), `RMM_HOST_DEVICE_MEMORY` (default 16 GiB)
+    /// and `RMM_HOST_VMM` (default 1).
     pub fn from_env() -> Result<Self> {
         let devices = env_string("RMM_HOST_DEVICES")?;
         let memory = env_string("RMM_HOST_DEVICE_MEMORY")?;
-        Self::from_values(devices.as_deref(), memory.as_deref())
+        let mut config = Self::from_values(devices.as_deref(), memory.as_deref())?;
+        if let Some(v) = env_string("RMM_HOST_VMM")? {
+            config.vmm = match v.trim() {
+                "" | "1" | "on" | "true" | "yes" => true,
+                "0" | "off" | "false" | "no" => false,
+                _ => {
+                    return Err(Error::invalid(format!(
+                        "RMM_HOST_VMM={v:?} is not 0 or 1 (whether the emulated devices \
+                         support virtual memory management)"
+                    )))
+                }
+            };
+        }
+        Ok(config)
     }
 
     /// Builds a configuration from the two variables' values (`None`: unset).

@@ -26,13 +26,13 @@ use parking_lot::{Mutex, RwLock};
 pub(crate) use config::MAX_DEVICES;
 pub use config::{parse_size, HostConfig};
 
-use self::memory::{AllocKind, Memory};
+use self::memory::{AllocKind, Memory, VMM_GRANULARITY};
 use self::mempool::HostPool;
 use self::stream::{HostEvent, HostStream, StreamKind, Task};
 use super::{
     DeviceAttribute, DeviceId, Event, HostFn, MemAdvice, MemHandleType, MemInfo, MemPool,
-    MemPoolAttr, MemPoolLocation, MemPoolProps, PointerAttributes, RtResult, Runtime, RuntimeError,
-    RuntimeErrorKind, RuntimeKind, Stream, StreamFlags,
+    MemPoolAttr, MemPoolLocation, MemPoolProps, PhysicalHandle, PointerAttributes, RtResult,
+    Runtime, RuntimeError, RuntimeErrorKind, RuntimeKind, Stream, StreamFlags,
 };
 use crate::error::Result;
 
@@ -274,6 +274,14 @@ impl HostRuntime {
                     .map_or(0, |&(_, d)| d)
             })
             .unwrap_or(0)
+    }
+
+    fn vmm_supported(&self, call: &'static str) -> RtResult<()> {
+        if self.inner.config.vmm {
+            Ok(())
+        } else {
+            Err(rt_err(call, RuntimeErrorKind::NotSupported))
+        }
     }
 
     fn check_device(&self, call: &'static str, device: DeviceId) -> RtResult<()> {
@@ -959,6 +967,67 @@ impl Runtime for HostRuntime {
         self.pool(CALL, pool)?;
         Err(rt_err(CALL, RuntimeErrorKind::NotSupported))
     }
+
+    fn vmm_granularity(&self, device: DeviceId) -> RtResult<(usize, usize)> {
+        const CALL: &str = "hostMemGetAllocationGranularity";
+        self.check_device(CALL, device)?;
+        if !self.inner.config.vmm {
+            return Err(rt_err(CALL, RuntimeErrorKind::NotSupported));
+        }
+        Ok((VMM_GRANULARITY, VMM_GRANULARITY))
+    }
+
+    fn vmm_address_reserve(&self, size: usize, alignment: usize) -> RtResult<usize> {
+        const CALL: &str = "hostMemAddressReserve";
+        self.vmm_supported(CALL)?;
+        self.inner.memory.vmm_reserve(CALL, size, alignment)
+    }
+
+    fn vmm_address_free(&self, addr: usize, size: usize) -> RtResult<()> {
+        const CALL: &str = "hostMemAddressFree";
+        self.vmm_supported(CALL)?;
+        self.inner.memory.vmm_address_free(CALL, addr, size)
+    }
+
+    fn vmm_create(&self, size: usize, device: DeviceId) -> RtResult<PhysicalHandle> {
+        const CALL: &str = "hostMemCreate";
+        self.check_device(CALL, device)?;
+        self.vmm_supported(CALL)?;
+        self.inner
+            .memory
+            .vmm_create(CALL, size, device)
+            .map(PhysicalHandle)
+    }
+
+    fn vmm_release(&self, handle: PhysicalHandle) -> RtResult<()> {
+        const CALL: &str = "hostMemRelease";
+        self.vmm_supported(CALL)?;
+        self.inner.memory.vmm_release(CALL, handle.0)
+    }
+
+    fn vmm_map(&self, addr: usize, size: usize, handle: PhysicalHandle) -> RtResult<()> {
+        const CALL: &str = "hostMemMap";
+        self.vmm_supported(CALL)?;
+        self.inner.memory.vmm_map(CALL, addr, size, handle.0)
+    }
+
+    fn vmm_unmap(&self, addr: usize, size: usize) -> RtResult<()> {
+        const CALL: &str = "hostMemUnmap";
+        self.vmm_supported(CALL)?;
+        self.inner.memory.vmm_unmap(CALL, addr, size)
+    }
+
+    fn vmm_set_access(&self, addr: usize, size: usize, devices: &[DeviceId]) -> RtResult<()> {
+        const CALL: &str = "hostMemSetAccess";
+        self.vmm_supported(CALL)?;
+        if devices.is_empty() {
+            return Err(rt_err(CALL, RuntimeErrorKind::InvalidValue));
+        }
+        for &d in devices {
+            self.check_device(CALL, d)?;
+        }
+        self.inner.memory.vmm_set_access(CALL, addr, size)
+    }
 }
 
 /// Where a copy's end lies, as CUDA's copy rules see it.
@@ -989,6 +1058,15 @@ impl HostRuntime {
             return if bytes == 0 { Ok(()) } else { Err(invalid()) };
         }
         match self.inner.memory.find(ptr as usize) {
+            // Virtual memory: contiguous mappings are one range, and a mapping without
+            // access would fault (on a GPU, and here the host).
+            Some((_, a)) if matches!(a.kind, AllocKind::Mapped { .. }) => {
+                if self.inner.memory.vmm_accessible(ptr as usize, bytes) {
+                    Ok(())
+                } else {
+                    Err(invalid())
+                }
+            }
             Some((start, a)) if bytes > a.size - (ptr as usize - start) => Err(invalid()),
             _ => Ok(()),
         }
@@ -1024,6 +1102,7 @@ mod tests {
         HostRuntime::new(HostConfig {
             devices,
             memory_per_device,
+            ..HostConfig::default()
         })
     }
 
@@ -1915,5 +1994,129 @@ mod tests {
     fn runtime_is_send_and_sync() {
         fn check<T: Send + Sync + 'static>() {}
         check::<HostRuntime>();
+    }
+
+    #[test]
+    fn vmm_reserve_map_access_unmap_release() {
+        const G: usize = VMM_GRANULARITY;
+        let rt = rt(1, 16 * G);
+        assert_eq!(rt.vmm_granularity(0).unwrap(), (G, G));
+        let base = rt.vmm_address_reserve(64 * G, 0).unwrap();
+        assert_eq!(base % G, 0);
+        let h1 = rt.vmm_create(2 * G, 0).unwrap();
+        let h2 = rt.vmm_create(G, 0).unwrap();
+        assert_eq!(rt.mem_get_info().unwrap().free, 13 * G);
+        rt.vmm_map(base, 2 * G, h1).unwrap();
+        rt.vmm_map(base + 2 * G, G, h2).unwrap();
+        let p = base as *mut c_void;
+        // No access yet: a fill is refused rather than faulting the host.
+        // SAFETY: the emulation checks the range before running the fill.
+        let r = unsafe { rt.memset_async(p, 1, 3 * G, Stream::DEFAULT) };
+        assert_eq!(kind(r), RuntimeErrorKind::InvalidValue);
+        rt.vmm_set_access(base, 3 * G, &[0]).unwrap();
+        // Both mappings are one range: a fill may cross their boundary.
+        // SAFETY: the range is mapped and accessible.
+        unsafe { rt.memset_async(p, 7, 3 * G, Stream::DEFAULT).unwrap() };
+        rt.stream_synchronize(Stream::DEFAULT).unwrap();
+        // SAFETY: mapped, accessible, and the fill completed.
+        assert_eq!(unsafe { *(base as *const u8).add(3 * G - 1) }, 7);
+        assert_eq!(
+            rt.pointer_attributes(p).unwrap().memory_type,
+            MemoryType::Device
+        );
+        // Unmapping must cover whole mappings.
+        assert_eq!(kind(rt.vmm_unmap(base, G)), RuntimeErrorKind::InvalidValue);
+        rt.vmm_release(h1).unwrap();
+        // Released but still mapped: its capacity is still in use.
+        assert_eq!(rt.mem_get_info().unwrap().free, 13 * G);
+        rt.vmm_unmap(base, 2 * G).unwrap();
+        assert_eq!(rt.mem_get_info().unwrap().free, 15 * G);
+        assert_eq!(
+            rt.pointer_attributes(p).unwrap().memory_type,
+            MemoryType::Unregistered
+        );
+        // Remapped memory is fresh (its old pages went back to the kernel).
+        let h3 = rt.vmm_create(2 * G, 0).unwrap();
+        rt.vmm_map(base, 2 * G, h3).unwrap();
+        rt.vmm_set_access(base, 2 * G, &[0]).unwrap();
+        // SAFETY: mapped and accessible again.
+        assert_eq!(unsafe { *(base as *const u8) }, 0);
+        // The reservation cannot be freed while something is mapped in it.
+        assert_eq!(
+            kind(rt.vmm_address_free(base, 64 * G)),
+            RuntimeErrorKind::InvalidValue
+        );
+        rt.vmm_unmap(base, 3 * G).unwrap();
+        rt.vmm_release(h2).unwrap();
+        rt.vmm_release(h3).unwrap();
+        assert_eq!(rt.mem_get_info().unwrap().free, 16 * G);
+        rt.vmm_address_free(base, 64 * G).unwrap();
+    }
+
+    #[test]
+    fn vmm_bad_input_changes_nothing() {
+        const G: usize = VMM_GRANULARITY;
+        let rt = rt(2, 8 * G);
+        let base = rt.vmm_address_reserve(8 * G, 0).unwrap();
+        // Sizes off the granularity, beyond the capacity, or a device that does not exist.
+        assert_eq!(
+            kind(rt.vmm_create(G / 2, 0)),
+            RuntimeErrorKind::InvalidValue
+        );
+        assert_eq!(kind(rt.vmm_create(9 * G, 0)), RuntimeErrorKind::OutOfMemory);
+        assert_eq!(kind(rt.vmm_create(G, 5)), RuntimeErrorKind::InvalidDevice);
+        assert_eq!(
+            kind(rt.vmm_address_reserve(G + 1, 0)),
+            RuntimeErrorKind::InvalidValue
+        );
+        let h = rt.vmm_create(G, 1).unwrap();
+        // Outside the reservation, misaligned, the wrong size, or over a mapping.
+        assert_eq!(
+            kind(rt.vmm_map(base + 8 * G, G, h)),
+            RuntimeErrorKind::InvalidValue
+        );
+        assert_eq!(
+            kind(rt.vmm_map(base + 4096, G, h)),
+            RuntimeErrorKind::InvalidValue
+        );
+        assert_eq!(
+            kind(rt.vmm_map(base, 2 * G, h)),
+            RuntimeErrorKind::InvalidValue
+        );
+        rt.vmm_map(base, G, h).unwrap();
+        assert_eq!(kind(rt.vmm_map(base, G, h)), RuntimeErrorKind::InvalidValue);
+        assert_eq!(
+            kind(rt.vmm_set_access(base, G, &[7])),
+            RuntimeErrorKind::InvalidDevice
+        );
+        assert_eq!(
+            kind(rt.vmm_release(PhysicalHandle(12345))),
+            RuntimeErrorKind::InvalidValue
+        );
+        // The device-1 handle charged device 1, not the current device 0.
+        rt.set_device(1).unwrap();
+        assert_eq!(rt.mem_get_info().unwrap().free, 7 * G);
+        rt.set_device(0).unwrap();
+        rt.vmm_unmap(base, G).unwrap();
+        rt.vmm_release(h).unwrap();
+        assert_eq!(kind(rt.vmm_release(h)), RuntimeErrorKind::InvalidValue);
+        rt.vmm_address_free(base, 8 * G).unwrap();
+        assert_eq!(
+            kind(rt.vmm_address_free(base, 8 * G)),
+            RuntimeErrorKind::InvalidValue
+        );
+    }
+
+    #[test]
+    fn vmm_can_be_switched_off() {
+        let rt = HostRuntime::new(HostConfig {
+            vmm: false,
+            ..HostConfig::default()
+        });
+        assert_eq!(kind(rt.vmm_granularity(0)), RuntimeErrorKind::NotSupported);
+        assert_eq!(
+            kind(rt.vmm_address_reserve(VMM_GRANULARITY, 0)),
+            RuntimeErrorKind::NotSupported
+        );
     }
 }
