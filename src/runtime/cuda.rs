@@ -4,7 +4,7 @@
 //! `cudaMemoryType`, `cudaMemAllocationType`) and `cuda_runtime_api.h`; each value below was
 //! checked by compiling against the CUDA 13.0 headers.
 
-use super::gpu::{self, DriverCalls, Flavor};
+use super::gpu::{self, DriverCalls, Flavor, PropLayout, VmmNames};
 use super::{DeviceAttribute, MemoryType, Runtime, RuntimeKind, Stream};
 
 /// `cudaDeviceAttr` numbers (stable since CUDA 11.2).
@@ -161,6 +161,33 @@ static CUDA: Flavor = Flavor {
     unknown_pointer_is_invalid_value: false,
     fabric_handles: true,
     driver: Some((&DRIVER, 12000)),
+    vmm: &VMM,
+};
+
+/// `CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED` (cuda.h, CUDA 10.2+; named
+/// `..._VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED` before 11.2, same number). The runtime API's
+/// `cudaDeviceAttr` has no such attribute: the driver's query answers it.
+const ATTRIBUTE_VMM_SUPPORTED: i32 = 102;
+
+/// The driver's virtual memory management (cuda.h, CUDA 10.2 to 13.x): the runtime API has
+/// none. `CUmemAllocationProp` has had one layout since CUDA 10.2.
+static VMM: VmmNames = VmmNames {
+    library: Some("libcuda.so.1"),
+    granularity: "cuMemGetAllocationGranularity",
+    address_reserve: "cuMemAddressReserve",
+    address_free: "cuMemAddressFree",
+    create: "cuMemCreate",
+    release: "cuMemRelease",
+    map: "cuMemMap",
+    unmap: "cuMemUnmap",
+    set_access: "cuMemSetAccess",
+    get_error_name: "cuGetErrorName",
+    get_error_string: "cuGetErrorString",
+    device_get_attribute: "cuDeviceGetAttribute",
+    device_get: "cuDeviceGet",
+    ctx_get_current: "cuCtxGetCurrent",
+    supported_attribute: |_version| Some(ATTRIBUTE_VMM_SUPPORTED),
+    prop_layout: |_version| Some(PropLayout::Cuda),
 };
 
 /// The driver's thin calls (cuda.h), for the C ABI's direct path from CUDA 12 on.
@@ -231,6 +258,89 @@ mod tests {
         }
         assert!(attr::is_attribute(96));
         assert_eq!(cuda_attribute(88, 12080), Some(88));
+    }
+
+    #[test]
+    fn vmm_from_the_driver() {
+        assert_eq!(VMM.library, Some("libcuda.so.1"));
+        assert_eq!((VMM.supported_attribute)(12000), Some(102));
+        // Not a runtime attribute: the runtime API's numbering has a gap there.
+        assert!(!attr::is_attribute(ATTRIBUTE_VMM_SUPPORTED));
+        for version in [0, 11080, 12000, 13000] {
+            assert_eq!((VMM.prop_layout)(version), Some(PropLayout::Cuda));
+        }
+    }
+
+    /// On a machine with an NVIDIA GPU: a full round trip (reserve, create, map, set access,
+    /// write and read back through the runtime, unmap, release, free), first on a thread
+    /// that never called the runtime (no current context), then on this one.
+    #[test]
+    fn vmm_round_trip_on_a_gpu() {
+        let Ok(rt) = load() else {
+            eprintln!("skipping: no CUDA runtime");
+            return;
+        };
+        let rt: std::sync::Arc<dyn Runtime> = rt.into();
+        if rt.device_count().map_or(true, |n| n == 0) {
+            eprintln!("skipping: no CUDA device");
+            return;
+        }
+        let round_trip = |rt: &dyn Runtime| {
+            let (min, rec) = rt.vmm_granularity(0).unwrap();
+            assert!(
+                min.is_power_of_two() && rec >= min && rec % min == 0,
+                "{min} {rec}"
+            );
+            let size = 2 * min;
+            let va = rt.vmm_address_reserve(2 * size, 0).unwrap();
+            assert_ne!(va, 0);
+            assert_eq!(va % min, 0);
+            let handle = rt.vmm_create(size, 0).unwrap();
+            rt.vmm_map(va + size, size, handle).unwrap();
+            rt.vmm_set_access(va + size, size, &[0]).unwrap();
+            let p = (va + size) as *mut std::ffi::c_void;
+            let mut host = vec![0u8; size];
+            // SAFETY: `p` is `size` mapped, accessible bytes; `host` lives until the
+            // synchronization below.
+            unsafe {
+                rt.memset_async(p, 0x5a, size, Stream::DEFAULT).unwrap();
+                rt.memcpy_async(host.as_mut_ptr().cast(), p, size, Stream::DEFAULT)
+                    .unwrap();
+            }
+            rt.stream_synchronize(Stream::DEFAULT).unwrap();
+            assert!(host.iter().all(|&b| b == 0x5a));
+            // Mapping over a mapped range, or beyond a reservation, fails cleanly.
+            let again = rt.vmm_map(va + size, size, handle).unwrap_err();
+            assert_ne!(again.code, 0);
+            rt.vmm_unmap(va + size, size).unwrap();
+            rt.vmm_release(handle).unwrap();
+            rt.vmm_address_free(va, 2 * size).unwrap();
+            // Errors carry the driver's names.
+            let bad = rt.vmm_create(size, 9999).unwrap_err();
+            assert!(bad.name.starts_with("CUDA_ERROR_"), "{bad:?}");
+            let e = rt.vmm_granularity(9999).unwrap_err();
+            assert_eq!(
+                e.kind,
+                crate::runtime::RuntimeErrorKind::InvalidDevice,
+                "{e:?}"
+            );
+            let huge = rt.vmm_create(1 << 50, 0).unwrap_err();
+            assert!(
+                matches!(
+                    huge.kind,
+                    crate::runtime::RuntimeErrorKind::OutOfMemory
+                        | crate::runtime::RuntimeErrorKind::InvalidValue
+                ),
+                "{huge:?}"
+            );
+            (min, rec)
+        };
+        let fresh = {
+            let rt = rt.clone();
+            std::thread::spawn(move || round_trip(&*rt)).join().unwrap()
+        };
+        assert_eq!(round_trip(&*rt), fresh);
+        eprintln!("{}: granularity {fresh:?}", rt.description());
     }
 
     #[test]

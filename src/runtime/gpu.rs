@@ -9,15 +9,20 @@
 //! Layouts come from the vendors' headers: CUDA `driver_types.h` / `cuda_runtime_api.h`
 //! 12.6 and 13.0 (offsets and enum values measured by compiling against 13.0), HIP
 //! `hip_runtime_api.h` 5.2.3 (Debian `libamdhip64-dev`, measured the same way) and ROCm 6.x.
+//! The virtual memory management structs: cuda.h (CUDA 10.2 to 13.x) and
+//! `hip_runtime_api.h` of ROCm 5.2.3, 5.3 to 6.2 (ROCm/HIP's tags) and 7.x
+//! (ROCm/rocm-systems); `tests-hip/vmm_layout.c` checks the installed HIP headers.
 
+use std::cell::Cell;
 use std::ffi::{c_char, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::dl::Library;
 use super::{
     DeviceAttribute, DeviceId, DirectCalls, Event, HostFn, MemAdvice, MemHandleType, MemInfo,
-    MemPool, MemPoolAttr, MemPoolLocation, MemPoolProps, MemoryType, PointerAttributes, RtResult,
-    Runtime, RuntimeError, RuntimeErrorKind, RuntimeKind, Stream, StreamFlags,
+    MemPool, MemPoolAttr, MemPoolLocation, MemPoolProps, MemoryType, PhysicalHandle,
+    PointerAttributes, RtResult, Runtime, RuntimeError, RuntimeErrorKind, RuntimeKind, Stream,
+    StreamFlags,
 };
 
 /// A raw runtime handle (stream, event, pool) or device pointer.
@@ -61,6 +66,8 @@ pub(super) struct Flavor {
     /// The driver library under the runtime and the first runtime version from which the
     /// thin calls' direct path uses it (see [`DriverCalls`]); None: the runtime's own.
     pub driver: Option<(&'static DriverCalls, i32)>,
+    /// Where the virtual memory management calls come from, and their names.
+    pub vmm: &'static VmmNames,
 }
 
 /// The driver's names of the thin calls, resolved from `library` for the C ABI's direct
@@ -142,6 +149,232 @@ struct RawPointerAttributes {
     is_managed: i32,
     allocation_flags: u32,
     spare: [u64; 16],
+}
+
+/// The virtual memory management calls of a flavor ([`Runtime`]'s `vmm_*`): CUDA's are the
+/// driver's (`libcuda.so.1`; the runtime API has none), HIP's the runtime library's own.
+/// Both vendors give them the same C signatures (`CUdeviceptr` and `void*` addresses, 64-bit
+/// handles), so one table serves both.
+pub(super) struct VmmNames {
+    /// The library to load them from (`libcuda.so.1`); None: the runtime library itself.
+    /// Calls into another library are the driver's: they report `CUresult` codes, named by
+    /// `get_error_name`/`get_error_string`, and act on the calling thread's current context.
+    pub library: Option<&'static str>,
+    /// `cuMemGetAllocationGranularity(size_t*, const prop*, option)`.
+    pub granularity: &'static str,
+    /// `cuMemAddressReserve(ptr*, size, alignment, addr, flags)`.
+    pub address_reserve: &'static str,
+    /// `cuMemAddressFree(ptr, size)`.
+    pub address_free: &'static str,
+    /// `cuMemCreate(handle*, size, const prop*, flags)`.
+    pub create: &'static str,
+    /// `cuMemRelease(handle)`.
+    pub release: &'static str,
+    /// `cuMemMap(ptr, size, offset, handle, flags)`.
+    pub map: &'static str,
+    /// `cuMemUnmap(ptr, size)`.
+    pub unmap: &'static str,
+    /// `cuMemSetAccess(ptr, size, const desc*, count)`.
+    pub set_access: &'static str,
+    /// The driver's `(code, const char** out) -> code` error name and string functions
+    /// (`cuGetErrorName`, `cuGetErrorString`); `""` where the runtime's own serve.
+    pub get_error_name: &'static str,
+    /// See `get_error_name`.
+    pub get_error_string: &'static str,
+    /// The driver's `cuDeviceGetAttribute(int*, attribute, CUdevice)`; `""`: the runtime's.
+    pub device_get_attribute: &'static str,
+    /// The driver's `cuDeviceGet(CUdevice*, ordinal)`, for its attribute query.
+    pub device_get: &'static str,
+    /// The driver's `cuCtxGetCurrent(CUcontext*)`; `""` where no context is needed.
+    pub ctx_get_current: &'static str,
+    /// The number of the "virtual memory management supported" device attribute at runtime
+    /// `version` (for `device_get_attribute`); None where there is none to ask.
+    pub supported_attribute: fn(i32) -> Option<i32>,
+    /// The allocation-properties layout at runtime `version`; None when it is not known
+    /// (then `vmm_granularity` and `vmm_create` report `NotSupported`).
+    pub prop_layout: fn(i32) -> Option<PropLayout>,
+}
+
+/// The layouts of `CUmemAllocationProp` / `hipMemAllocationProp`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum PropLayout {
+    /// CUDA 10.2+ `CUmemAllocationProp`, and `hipMemAllocationProp` from ROCm 5.3 on:
+    /// `{ type; requestedHandleType(s); location; win32HandleMetaData; allocFlags }`.
+    Cuda,
+    /// `hipMemAllocationProp` of ROCm 5.2 and older: `{ unsigned char compressionType;
+    /// location; requestedHandleType; type; unsigned short usage; win32HandleMetaData }`.
+    Hip52,
+}
+
+const ALLOCATION_TYPE_PINNED: i32 = 1; // CU_MEM_ALLOCATION_TYPE_PINNED / hipMemAllocationTypePinned
+const ACCESS_READ_WRITE: i32 = 3; // CU_MEM_ACCESS_FLAGS_PROT_READWRITE / hipMemAccessFlagsProtReadWrite
+const GRANULARITY_MINIMUM: i32 = 0; // CU_MEM_ALLOC_GRANULARITY_MINIMUM / hipMemAllocationGranularityMinimum
+const GRANULARITY_RECOMMENDED: i32 = 1; // ..._RECOMMENDED
+
+/// `allocFlags` of [`RawAllocProp`] (CUDA: `{ unsigned char compressionType;
+/// unsigned char gpuDirectRDMACapable; unsigned short usage; unsigned char reserved[4]; }`;
+/// ROCm 5.3+ has the first three).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct AllocFlags {
+    compression_type: u8,
+    gpu_direct_rdma_capable: u8,
+    usage: u16,
+    reserved: [u8; 4],
+}
+
+/// `CUmemAllocationProp` (cuda.h, CUDA 10.2 to 13.x: 32 bytes) and `hipMemAllocationProp`
+/// of ROCm 5.3 and later (the same 32 bytes), followed by zeros so that a runtime reading a
+/// longer struct still sees zeros.
+#[repr(C)]
+struct RawAllocProp {
+    ty: i32,
+    requested_handle_types: i32,
+    location: MemLocation,
+    win32_handle_meta_data: *mut c_void,
+    alloc_flags: AllocFlags,
+    spare: [u64; 8],
+}
+
+/// `hipMemAllocationProp` of ROCm 5.2 and older (Debian's `libamdhip64-dev` 5.2.3: 32
+/// bytes), followed by zeros like [`RawAllocProp`].
+#[repr(C)]
+struct RawAllocPropHip52 {
+    compression_type: u8,
+    location: MemLocation,
+    requested_handle_type: i32,
+    ty: i32,
+    usage: u16,
+    win32_handle_meta_data: *mut c_void,
+    spare: [u64; 8],
+}
+
+/// Allocation properties of pinned device memory on one device, in a runtime's layout.
+enum AllocProp {
+    Cuda(RawAllocProp),
+    Hip52(RawAllocPropHip52),
+}
+
+impl AllocProp {
+    /// Pinned memory of `device`, no export handle, no compression, in `layout`.
+    fn pinned_device(layout: PropLayout, device: DeviceId) -> AllocProp {
+        let location = MemLocation {
+            ty: LOCATION_DEVICE,
+            id: device,
+        };
+        match layout {
+            PropLayout::Cuda => AllocProp::Cuda(RawAllocProp {
+                ty: ALLOCATION_TYPE_PINNED,
+                requested_handle_types: 0,
+                location,
+                win32_handle_meta_data: std::ptr::null_mut(),
+                alloc_flags: AllocFlags::default(),
+                spare: [0; 8],
+            }),
+            PropLayout::Hip52 => AllocProp::Hip52(RawAllocPropHip52 {
+                compression_type: 0,
+                location,
+                requested_handle_type: 0,
+                ty: ALLOCATION_TYPE_PINNED,
+                usage: 0,
+                win32_handle_meta_data: std::ptr::null_mut(),
+                spare: [0; 8],
+            }),
+        }
+    }
+
+    /// The struct, for the runtime's `const prop*` argument.
+    fn as_ptr(&self) -> *const c_void {
+        match self {
+            AllocProp::Cuda(p) => (p as *const RawAllocProp).cast(),
+            AllocProp::Hip52(p) => (p as *const RawAllocPropHip52).cast(),
+        }
+    }
+}
+
+/// `CUmemAccessDesc` / `hipMemAccessDesc`: `{ location; flags; }` (12 bytes, arrays of it
+/// packed at that stride).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct RawAccessDesc {
+    location: MemLocation,
+    flags: i32,
+}
+
+/// A device address: `CUdeviceptr` (`unsigned long long`) or HIP's `void*`; on the 64-bit
+/// targets these runtimes exist for, both are one 64-bit integer argument.
+type Addr = usize;
+/// `CUmemGenericAllocationHandle` (`unsigned long long`) / `hipMemGenericAllocationHandle_t`
+/// (a pointer: 64 bits on those targets).
+type Handle = u64;
+
+/// The virtual memory management entry points of one loaded runtime (see [`VmmNames`]).
+struct Vmm {
+    granularity: OptSym<unsafe extern "C" fn(*mut usize, *const c_void, i32) -> i32>,
+    address_reserve: OptSym<unsafe extern "C" fn(*mut Addr, usize, usize, Addr, u64) -> i32>,
+    address_free: OptSym<unsafe extern "C" fn(Addr, usize) -> i32>,
+    create: OptSym<unsafe extern "C" fn(*mut Handle, usize, *const c_void, u64) -> i32>,
+    release: OptSym<unsafe extern "C" fn(Handle) -> i32>,
+    map: OptSym<unsafe extern "C" fn(Addr, usize, usize, Handle, u64) -> i32>,
+    unmap: OptSym<unsafe extern "C" fn(Addr, usize) -> i32>,
+    set_access: OptSym<unsafe extern "C" fn(Addr, usize, *const RawAccessDesc, usize) -> i32>,
+    /// The calls are the driver's (see [`VmmNames::library`]).
+    driver: bool,
+    error_name: Option<unsafe extern "C" fn(i32, *mut *const c_char) -> i32>,
+    error_string: Option<unsafe extern "C" fn(i32, *mut *const c_char) -> i32>,
+    /// The driver's attribute query; None: the runtime's (`Api::device_get_attribute`).
+    device_get_attribute: Option<unsafe extern "C" fn(*mut i32, i32, i32) -> i32>,
+    device_get: Option<unsafe extern "C" fn(*mut i32, i32) -> i32>,
+    ctx_get_current: Option<unsafe extern "C" fn(*mut P) -> i32>,
+    // Kept so the handle is visibly owned; never closed (see `dl`).
+    _library: Option<Library>,
+}
+
+impl Vmm {
+    /// Resolves `names` from their library (`runtime` when they are the runtime's own). A
+    /// library that does not load, or lacks a function, leaves it out: its calls report
+    /// `NotSupported`.
+    fn load(names: &VmmNames, runtime: &Library) -> Vmm {
+        let library = names
+            .library
+            .and_then(|name| Library::open_first(&[name]).ok().map(|(lib, _)| lib));
+        let from: Option<&Library> = match names.library {
+            None => Some(runtime),
+            Some(_) => library.as_ref(),
+        };
+        // The 64-bit handles and addresses above (`Addr`, `Handle`) need a 64-bit target.
+        let from = from.filter(|_| usize::BITS == 64);
+        fn get<F: Copy>(lib: Option<&Library>, name: &'static str) -> OptSym<F> {
+            let lib = lib.filter(|_| !name.is_empty());
+            // SAFETY: each `F` below is the C signature of `name` in cuda.h (CUDA 10.2 to
+            // 13.x) or hip_runtime_api.h (ROCm 5.x to 7.x), per `VmmNames`.
+            let f = lib.and_then(|lib| unsafe { lib.symbol(name) });
+            OptSym { name, f }
+        }
+        Vmm {
+            granularity: get(from, names.granularity),
+            address_reserve: get(from, names.address_reserve),
+            address_free: get(from, names.address_free),
+            create: get(from, names.create),
+            release: get(from, names.release),
+            map: get(from, names.map),
+            unmap: get(from, names.unmap),
+            set_access: get(from, names.set_access),
+            driver: names.library.is_some(),
+            error_name: get(from, names.get_error_name).f,
+            error_string: get(from, names.get_error_string).f,
+            device_get_attribute: get(from, names.device_get_attribute).f,
+            device_get: get(from, names.device_get).f,
+            ctx_get_current: get(from, names.ctx_get_current).f,
+            _library: library,
+        }
+    }
+}
+
+thread_local! {
+    /// Whether the calling thread went through the runtime's set-up before a driver call
+    /// of the virtual memory management (see `GpuRuntime::driver_context`).
+    static DRIVER_THREAD_SET_UP: Cell<bool> = const { Cell::new(false) };
 }
 
 /// A required entry point: load fails without it.
@@ -318,6 +551,33 @@ fn kind_of(code: i32) -> RuntimeErrorKind {
     }
 }
 
+/// `CUresult` codes of the driver (cuda.h) beyond those it shares with the runtime API.
+mod driver_code {
+    pub(crate) const DEINITIALIZED: i32 = 4; // the driver is shutting down (process exit)
+    pub(crate) const DEVICE_UNAVAILABLE: i32 = 46; // exclusive-process device in use elsewhere
+    pub(crate) const INVALID_CONTEXT: i32 = 201;
+    pub(crate) const NOT_PERMITTED: i32 = 800;
+    pub(crate) const SYSTEM_DRIVER_MISMATCH: i32 = 803;
+    pub(crate) const COMPAT_NOT_SUPPORTED_ON_DEVICE: i32 = 804;
+}
+
+/// The class of a driver (`CUresult`) code. The driver numbers the classes [`kind_of`]
+/// knows as the runtime does (1 invalid value, 2 out of memory, 3 not initialized, 34 stub
+/// library, 100 no device, 101 invalid device, 400 invalid handle, 600 not ready, 801 not
+/// supported); these are the driver's own.
+fn driver_kind_of(code: i32) -> RuntimeErrorKind {
+    use RuntimeErrorKind as K;
+    match code {
+        driver_code::DEINITIALIZED
+        | driver_code::DEVICE_UNAVAILABLE
+        | driver_code::SYSTEM_DRIVER_MISMATCH
+        | driver_code::COMPAT_NOT_SUPPORTED_ON_DEVICE => K::NoDevice,
+        driver_code::INVALID_CONTEXT => K::InvalidHandle,
+        driver_code::NOT_PERMITTED => K::NotSupported,
+        _ => kind_of(code),
+    }
+}
+
 const MEMCPY_DEFAULT: i32 = 4; // cudaMemcpyDefault / hipMemcpyDefault
 const MEM_ATTACH_GLOBAL: u32 = 1; // cudaMemAttachGlobal / hipMemAttachGlobal
 const EVENT_DISABLE_TIMING: u32 = 2; // cudaEventDisableTiming / hipEventDisableTiming
@@ -359,6 +619,8 @@ struct GpuRuntime {
     driver_version: i32,
     /// The thin calls' raw entry points (see [`Runtime::direct_calls`]).
     direct: DirectCalls,
+    /// The virtual memory management calls.
+    vmm: Vmm,
     // Kept so the handle is visibly owned; never closed (see `dl`).
     _lib: Library,
     _driver: Option<Library>,
@@ -457,6 +719,7 @@ pub(super) fn load_from(
         api.mem_advise.f = None;
     }
     let (direct, driver) = direct_calls(flavor, &api, runtime_version);
+    let vmm = Vmm::load(flavor.vmm, &lib);
     Ok(Box::new(GpuRuntime {
         flavor,
         api,
@@ -464,6 +727,7 @@ pub(super) fn load_from(
         runtime_version,
         driver_version,
         direct,
+        vmm,
         _lib: lib,
         _driver: driver,
     }))
@@ -586,6 +850,157 @@ impl GpuRuntime {
                 format!("{ty:?} handles cannot be passed as an integer shareable handle"),
             )),
         }
+    }
+
+    /// The text of a driver error code, from `f` (`cuGetErrorName` / `cuGetErrorString`).
+    fn driver_text(
+        f: Option<unsafe extern "C" fn(i32, *mut *const c_char) -> i32>,
+        code: i32,
+    ) -> String {
+        let mut p: *const c_char = std::ptr::null();
+        // SAFETY: the function writes a static NUL-terminated string (or nothing, with an
+        // error code, for an unknown code) through the valid out-pointer.
+        let ok = f.is_some_and(|f| unsafe { f(code, &mut p) } == 0);
+        if !ok || p.is_null() {
+            format!("CUresult {code}")
+        } else {
+            // SAFETY: non-null static NUL-terminated string (see above).
+            unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+        }
+    }
+
+    /// The error for a failed virtual memory management call: the driver's name, message and
+    /// classification where the calls are the driver's, else the runtime's.
+    #[cold]
+    #[inline(never)]
+    fn vmm_error(&self, call: &'static str, code: i32) -> RuntimeError {
+        if !self.vmm.driver {
+            return self.error(call, code);
+        }
+        RuntimeError {
+            call,
+            code,
+            kind: driver_kind_of(code),
+            name: Self::driver_text(self.vmm.error_name, code),
+            message: Self::driver_text(self.vmm.error_string, code),
+        }
+    }
+
+    fn vmm_check(&self, call: &'static str, code: i32) -> RtResult<()> {
+        if code == 0 {
+            Ok(())
+        } else {
+            Err(self.vmm_error(call, code))
+        }
+    }
+
+    /// Makes sure the calling thread has a current context before a driver call.
+    ///
+    /// The driver's calls act on the thread's current context, which the runtime makes
+    /// current at a thread's first runtime call (`cudaSetDevice`, or lazily at the first
+    /// call that needs the device). A thread that made no runtime call yet has none, and
+    /// the driver may not even be initialized (`cuInit`) when nothing in the process called
+    /// the runtime. So a thread's first call here goes through the runtime's set-up,
+    /// `cudaFree(NULL)`, which initializes the driver and makes the primary context of the
+    /// thread's current device current (a no-op on a thread already set up); later calls
+    /// check `cuCtxGetCurrent` and repeat the set-up when a program popped the context.
+    /// HIP has no such state: its calls set the thread up themselves.
+    fn driver_context(&self) -> RtResult<()> {
+        if !self.vmm.driver {
+            return Ok(());
+        }
+        let first = !DRIVER_THREAD_SET_UP.with(|c| c.replace(true));
+        if !first {
+            let current = match self.vmm.ctx_get_current {
+                Some(f) => {
+                    let mut ctx: P = std::ptr::null_mut();
+                    // SAFETY: writes one handle through a valid pointer; the driver was
+                    // initialized by this thread's first call (below).
+                    unsafe { f(&mut ctx) == 0 && !ctx.is_null() }
+                }
+                None => true,
+            };
+            if current {
+                return Ok(());
+            }
+        }
+        // SAFETY: freeing NULL is a no-op that sets the thread up (see above).
+        let code = unsafe { (self.api.free.f)(std::ptr::null_mut()) };
+        if code != 0 {
+            DRIVER_THREAD_SET_UP.with(|c| c.set(false));
+        }
+        self.check(self.api.free.name, code)
+    }
+
+    /// Pinned device memory of `device` in this runtime's allocation-properties layout.
+    fn alloc_prop(&self, call: &'static str, device: DeviceId) -> RtResult<AllocProp> {
+        match (self.flavor.vmm.prop_layout)(self.runtime_version) {
+            Some(layout) => Ok(AllocProp::pinned_device(layout, device)),
+            None => Err(self.unsupported(
+                call,
+                format!(
+                    "{}: the layout of its allocation properties is not known",
+                    self.description()
+                ),
+            )),
+        }
+    }
+
+    /// Whether `device` supports virtual memory management, by its device attribute where
+    /// the runtime has one: Err(NotSupported) when it says no, the query's error for a bad
+    /// device; Ok when it says yes or cannot say (an older driver without the attribute).
+    fn vmm_device_supported(&self, call: &'static str, device: DeviceId) -> RtResult<()> {
+        let Some(number) = (self.flavor.vmm.supported_attribute)(self.runtime_version) else {
+            return Ok(());
+        };
+        let mut v = 0;
+        let (query, code) = match self.vmm.device_get_attribute {
+            // The driver's number means nothing to the runtime's query.
+            None if self.vmm.driver => return Ok(()),
+            Some(f) => {
+                // The driver's CUdevice of the ordinal (the ordinal itself in every driver
+                // so far, which is what it stays without `cuDeviceGet`).
+                let mut dev = device;
+                if let Some(get) = self.vmm.device_get {
+                    // SAFETY: writes one int through a valid pointer; the driver validates
+                    // the ordinal.
+                    let code = unsafe { get(&mut dev, device) };
+                    if code != 0 {
+                        return Err(self.vmm_error("cuDeviceGet", code));
+                    }
+                }
+                // SAFETY: writes one int through a valid pointer; the driver validates the
+                // attribute and device.
+                ("cuDeviceGetAttribute", unsafe { f(&mut v, number, dev) })
+            }
+            // SAFETY: writes one int through a valid pointer; the runtime validates the
+            // attribute and device.
+            None => (self.api.device_get_attribute.name, unsafe {
+                (self.api.device_get_attribute.f)(&mut v, number, device)
+            }),
+        };
+        if code != 0 {
+            let e = if self.vmm.device_get_attribute.is_some() {
+                self.vmm_error(query, code)
+            } else {
+                self.error(query, code)
+            };
+            return match e.kind {
+                RuntimeErrorKind::InvalidDevice | RuntimeErrorKind::NoDevice => Err(e),
+                _ => Ok(()),
+            };
+        }
+        if v == 0 {
+            return Err(self.unsupported(
+                call,
+                format!(
+                    "device {device} has no virtual memory management (device attribute {number} \
+                     is 0; {})",
+                    self.description()
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn pool_props(&self, props: &MemPoolProps) -> RtResult<RawPoolProps> {
@@ -1125,6 +1540,132 @@ impl Runtime for GpuRuntime {
         self.check(self.api.mem_advise.name, code)
     }
 
+    fn vmm_granularity(&self, device: DeviceId) -> RtResult<(usize, usize)> {
+        let sym = &self.vmm.granularity;
+        let f = self.opt(sym)?;
+        let prop = self.alloc_prop(sym.name, device)?;
+        self.driver_context()?;
+        self.vmm_device_supported(sym.name, device)?;
+        let query = |option: i32| -> RtResult<usize> {
+            let mut g = 0usize;
+            // SAFETY: `prop` is a zero-padded allocation-properties struct in the runtime's
+            // layout; the runtime writes one size_t through `g`.
+            let code = unsafe { f(&mut g, prop.as_ptr(), option) };
+            self.vmm_check(sym.name, code).map(|()| g)
+        };
+        // A device without virtual memory management fails the query (where no attribute
+        // said so first): that is "not supported", unless the device itself is bad.
+        let not_supported = |mut e: RuntimeError| {
+            if !matches!(
+                e.kind,
+                RuntimeErrorKind::InvalidDevice | RuntimeErrorKind::NoDevice
+            ) {
+                e.kind = RuntimeErrorKind::NotSupported;
+            }
+            e
+        };
+        let minimum = query(GRANULARITY_MINIMUM).map_err(not_supported)?;
+        if minimum == 0 {
+            return Err(self.unsupported(
+                sym.name,
+                format!("device {device} reports a granularity of 0"),
+            ));
+        }
+        let recommended = query(GRANULARITY_RECOMMENDED).map_err(not_supported)?;
+        Ok((minimum, recommended.max(minimum)))
+    }
+
+    fn vmm_address_reserve(&self, size: usize, alignment: usize) -> RtResult<usize> {
+        let sym = &self.vmm.address_reserve;
+        let f = self.opt(sym)?;
+        self.driver_context()?;
+        let mut addr: Addr = 0;
+        // SAFETY: the runtime writes the address through `addr`; no fixed address is asked
+        // for (0) and flags must be 0.
+        let code = unsafe { f(&mut addr, size, alignment, 0, 0) };
+        self.vmm_check(sym.name, code).map(|()| addr)
+    }
+
+    fn vmm_address_free(&self, addr: usize, size: usize) -> RtResult<()> {
+        let sym = &self.vmm.address_free;
+        let f = self.opt(sym)?;
+        self.driver_context()?;
+        // SAFETY: the runtime validates the range against its reservations.
+        let code = unsafe { f(addr, size) };
+        self.vmm_check(sym.name, code)
+    }
+
+    fn vmm_create(&self, size: usize, device: DeviceId) -> RtResult<PhysicalHandle> {
+        let sym = &self.vmm.create;
+        let f = self.opt(sym)?;
+        let prop = self.alloc_prop(sym.name, device)?;
+        self.driver_context()?;
+        let mut handle: Handle = 0;
+        // SAFETY: `prop` is a zero-padded allocation-properties struct in the runtime's
+        // layout; the runtime writes the handle through `handle`; flags must be 0.
+        let code = unsafe { f(&mut handle, size, prop.as_ptr(), 0) };
+        self.vmm_check(sym.name, code)
+            .map(|()| PhysicalHandle(handle))
+    }
+
+    fn vmm_release(&self, handle: PhysicalHandle) -> RtResult<()> {
+        let sym = &self.vmm.release;
+        let f = self.opt(sym)?;
+        self.driver_context()?;
+        // SAFETY: the runtime validates the handle.
+        let code = unsafe { f(handle.0) };
+        self.vmm_check(sym.name, code)
+    }
+
+    fn vmm_map(&self, addr: usize, size: usize, handle: PhysicalHandle) -> RtResult<()> {
+        let sym = &self.vmm.map;
+        let f = self.opt(sym)?;
+        self.driver_context()?;
+        // SAFETY: the runtime validates the range (inside a reservation, not mapped) and
+        // the handle; offset and flags are 0.
+        let code = unsafe { f(addr, size, 0, handle.0, 0) };
+        self.vmm_check(sym.name, code)
+    }
+
+    fn vmm_unmap(&self, addr: usize, size: usize) -> RtResult<()> {
+        let sym = &self.vmm.unmap;
+        let f = self.opt(sym)?;
+        self.driver_context()?;
+        // SAFETY: the runtime validates the range; the caller guarantees no device work
+        // still uses it (trait contract).
+        let code = unsafe { f(addr, size) };
+        self.vmm_check(sym.name, code)
+    }
+
+    fn vmm_set_access(&self, addr: usize, size: usize, devices: &[DeviceId]) -> RtResult<()> {
+        let sym = &self.vmm.set_access;
+        let f = self.opt(sym)?;
+        if devices.is_empty() {
+            return Err(RuntimeError {
+                call: sym.name,
+                code: -1,
+                kind: RuntimeErrorKind::InvalidValue,
+                name: "invalidValue".into(),
+                message: "no device to give access to".into(),
+            });
+        }
+        self.driver_context()?;
+        let descs: Vec<RawAccessDesc> = devices
+            .iter()
+            .map(|&id| RawAccessDesc {
+                location: MemLocation {
+                    ty: LOCATION_DEVICE,
+                    id,
+                },
+                flags: ACCESS_READ_WRITE,
+            })
+            .collect();
+        // SAFETY: `descs` holds `descs.len()` access descriptors in the runtime's layout and
+        // lives across the call; the runtime validates the range and devices.
+        let code = unsafe { f(addr, size, descs.as_ptr(), descs.len()) };
+        self.vmm_check(sym.name, code)
+    }
+
     fn pointer_attributes(&self, ptr: *const c_void) -> RtResult<PointerAttributes> {
         let mut raw = RawPointerAttributes {
             ty: 0,
@@ -1192,6 +1733,196 @@ mod tests {
         assert_eq!(kind_of(400), RuntimeErrorKind::InvalidHandle);
         assert_eq!(kind_of(801), RuntimeErrorKind::NotSupported);
         assert_eq!(kind_of(719), RuntimeErrorKind::Other);
+    }
+
+    #[test]
+    fn vmm_struct_layouts_match_headers() {
+        use std::mem::{offset_of, size_of};
+        // CUmemAllocationProp (cuda.h 10.2-13.x) and hipMemAllocationProp of ROCm 5.3+:
+        // type 0, requestedHandleType(s) 4, location 8 (type 8, id 12), win32HandleMetaData
+        // 16, allocFlags 24 (compressionType 24, gpuDirectRDMACapable 25, usage 26,
+        // reserved 28..32), 32 bytes; zeros follow.
+        assert_eq!(offset_of!(RawAllocProp, ty), 0);
+        assert_eq!(offset_of!(RawAllocProp, requested_handle_types), 4);
+        assert_eq!(offset_of!(RawAllocProp, location), 8);
+        assert_eq!(offset_of!(RawAllocProp, win32_handle_meta_data), 16);
+        assert_eq!(offset_of!(RawAllocProp, alloc_flags), 24);
+        assert_eq!(offset_of!(AllocFlags, gpu_direct_rdma_capable), 1);
+        assert_eq!(offset_of!(AllocFlags, usage), 2);
+        assert_eq!(size_of::<AllocFlags>(), 8);
+        assert_eq!(offset_of!(RawAllocProp, spare), 32);
+        // hipMemAllocationProp of ROCm 5.2 (Debian's headers; tests-hip checks them with a C
+        // compiler): compressionType 0, location 4, requestedHandleType 12, type 16, usage
+        // 20, win32HandleMetaData 24, 32 bytes.
+        assert_eq!(offset_of!(RawAllocPropHip52, location), 4);
+        assert_eq!(offset_of!(RawAllocPropHip52, requested_handle_type), 12);
+        assert_eq!(offset_of!(RawAllocPropHip52, ty), 16);
+        assert_eq!(offset_of!(RawAllocPropHip52, usage), 20);
+        assert_eq!(offset_of!(RawAllocPropHip52, win32_handle_meta_data), 24);
+        assert_eq!(offset_of!(RawAllocPropHip52, spare), 32);
+        // CUmemAccessDesc / hipMemAccessDesc: location 0, flags 8, 12 bytes (array stride).
+        assert_eq!(offset_of!(RawAccessDesc, flags), 8);
+        assert_eq!(size_of::<RawAccessDesc>(), 12);
+        assert_eq!(size_of::<Handle>(), size_of::<*mut c_void>());
+        assert_eq!(size_of::<Addr>(), 8);
+    }
+
+    /// The 32 bytes the runtime reads, as little-endian 32-bit words.
+    fn prop_words(prop: &AllocProp) -> [u32; 8] {
+        let mut words = [0u32; 8];
+        for (i, w) in words.iter_mut().enumerate() {
+            // SAFETY: both layouts are at least 32 + 64 bytes, 4-byte aligned.
+            *w = unsafe { prop.as_ptr().cast::<u32>().add(i).read() };
+        }
+        words
+    }
+
+    #[test]
+    fn vmm_props_are_pinned_device_memory() {
+        // type = pinned (1), location = { device (1), 3 }, everything else 0.
+        let cuda = prop_words(&AllocProp::pinned_device(PropLayout::Cuda, 3));
+        assert_eq!(cuda, [1, 0, 1, 3, 0, 0, 0, 0]);
+        // ROCm 5.2: compressionType 0 (with padding), location at 4, handle type 12, type 16.
+        let hip52 = prop_words(&AllocProp::pinned_device(PropLayout::Hip52, 3));
+        assert_eq!(hip52, [0, 1, 3, 0, 1, 0, 0, 0]);
+    }
+
+    #[test]
+    fn driver_error_classes() {
+        // Shared with the runtime's numbering.
+        assert_eq!(driver_kind_of(1), RuntimeErrorKind::InvalidValue);
+        assert_eq!(driver_kind_of(2), RuntimeErrorKind::OutOfMemory);
+        assert_eq!(driver_kind_of(3), RuntimeErrorKind::NoDevice);
+        assert_eq!(driver_kind_of(34), RuntimeErrorKind::NoDevice);
+        assert_eq!(driver_kind_of(100), RuntimeErrorKind::NoDevice);
+        assert_eq!(driver_kind_of(101), RuntimeErrorKind::InvalidDevice);
+        assert_eq!(driver_kind_of(400), RuntimeErrorKind::InvalidHandle);
+        assert_eq!(driver_kind_of(801), RuntimeErrorKind::NotSupported);
+        // The driver's own.
+        assert_eq!(driver_kind_of(4), RuntimeErrorKind::NoDevice);
+        assert_eq!(driver_kind_of(46), RuntimeErrorKind::NoDevice);
+        assert_eq!(driver_kind_of(201), RuntimeErrorKind::InvalidHandle);
+        assert_eq!(driver_kind_of(800), RuntimeErrorKind::NotSupported);
+        assert_eq!(driver_kind_of(803), RuntimeErrorKind::NoDevice);
+        assert_eq!(driver_kind_of(700), RuntimeErrorKind::Other);
+        // Without the driver's text functions the code is named.
+        assert_eq!(GpuRuntime::driver_text(None, 2), "CUresult 2");
+    }
+
+    /// A flavor on HIP's runtime library (the one installed here without a device) whose
+    /// virtual memory management names what `names` names.
+    fn flavor_with(vmm: &'static VmmNames) -> Flavor {
+        Flavor {
+            kind: RuntimeKind::Hip,
+            column: 1,
+            libraries: &["libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5"],
+            device_attribute: |_, _| None,
+            cuda_attribute: |_, _| None,
+            memory_type: |_, _, _| MemoryType::Unregistered,
+            stream: |s| s.0,
+            pool_max_size_since: None,
+            managed_pools_since: None,
+            hw_decompress_since: None,
+            location_api_since: None,
+            unknown_pointer_is_invalid_value: true,
+            fabric_handles: false,
+            driver: None,
+            vmm,
+        }
+    }
+
+    /// Every `vmm_*` call of `rt` must be a clean `NotSupported` error naming `what`.
+    fn assert_vmm_not_supported(rt: &dyn Runtime, what: &str) {
+        let results = [
+            rt.vmm_granularity(0).map(drop),
+            rt.vmm_address_reserve(2 << 20, 0).map(drop),
+            rt.vmm_address_free(1 << 40, 2 << 20),
+            rt.vmm_create(2 << 20, 0).map(drop),
+            rt.vmm_release(PhysicalHandle(1)),
+            rt.vmm_map(1 << 40, 2 << 20, PhysicalHandle(1)),
+            rt.vmm_unmap(1 << 40, 2 << 20),
+            rt.vmm_set_access(1 << 40, 2 << 20, &[0]),
+        ];
+        for r in results {
+            let e = r.unwrap_err();
+            assert_eq!(e.kind, RuntimeErrorKind::NotSupported, "{what}: {e:?}");
+            assert!(
+                e.call.starts_with("noSuch") || e.call.starts_with("hipMem"),
+                "{e:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn vmm_absent_symbols_or_library_are_not_supported() {
+        static ABSENT_SYMBOLS: VmmNames = VmmNames {
+            library: None,
+            granularity: "noSuchGranularity",
+            address_reserve: "noSuchAddressReserve",
+            address_free: "noSuchAddressFree",
+            create: "noSuchCreate",
+            release: "noSuchRelease",
+            map: "noSuchMap",
+            unmap: "noSuchUnmap",
+            set_access: "noSuchSetAccess",
+            get_error_name: "",
+            get_error_string: "",
+            device_get_attribute: "",
+            device_get: "",
+            ctx_get_current: "",
+            supported_attribute: |_| None,
+            prop_layout: |_| Some(PropLayout::Cuda),
+        };
+        // The driver library missing (a CUDA runtime without libcuda.so.1): the real names,
+        // from a library that does not load.
+        static ABSENT_LIBRARY: VmmNames = VmmNames {
+            library: Some("libdoes-not-exist-rmm.so.1"),
+            granularity: "hipMemGetAllocationGranularity",
+            address_reserve: "hipMemAddressReserve",
+            address_free: "hipMemAddressFree",
+            create: "hipMemCreate",
+            release: "hipMemRelease",
+            map: "hipMemMap",
+            unmap: "hipMemUnmap",
+            set_access: "hipMemSetAccess",
+            get_error_name: "cuGetErrorName",
+            get_error_string: "cuGetErrorString",
+            device_get_attribute: "cuDeviceGetAttribute",
+            device_get: "cuDeviceGet",
+            ctx_get_current: "cuCtxGetCurrent",
+            supported_attribute: |_| Some(102),
+            prop_layout: |_| Some(PropLayout::Cuda),
+        };
+        static F1: std::sync::OnceLock<Flavor> = std::sync::OnceLock::new();
+        static F2: std::sync::OnceLock<Flavor> = std::sync::OnceLock::new();
+        let flavors = [
+            (
+                "absent symbols",
+                F1.get_or_init(|| flavor_with(&ABSENT_SYMBOLS)),
+            ),
+            (
+                "absent library",
+                F2.get_or_init(|| flavor_with(&ABSENT_LIBRARY)),
+            ),
+        ];
+        for (what, flavor) in flavors {
+            let rt = match load(flavor) {
+                Ok(rt) => rt,
+                Err(e) => {
+                    eprintln!("skipping: no HIP runtime to load the test flavor on ({e})");
+                    return;
+                }
+            };
+            assert_vmm_not_supported(&*rt, what);
+        }
+        // Without a library at all, the table is empty.
+        let (libc, _) = Library::open_first(&["libc.so.6"]).unwrap();
+        let vmm = Vmm::load(&ABSENT_LIBRARY, &libc);
+        assert!(vmm.granularity.f.is_none() && vmm.create.f.is_none());
+        assert!(vmm.error_name.is_none() && vmm.ctx_get_current.is_none());
+        assert!(vmm.driver);
+        let vmm = Vmm::load(&ABSENT_SYMBOLS, &libc);
+        assert!(vmm.map.f.is_none() && !vmm.driver);
     }
 
     #[test]

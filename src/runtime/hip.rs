@@ -4,7 +4,7 @@
 //! checked by compiling against it) and ROCm 6.x. HIP versions are
 //! `major * 10_000_000 + minor * 100_000 + patch` (5.2.3 reports 50221153).
 
-use super::gpu::{self, Flavor};
+use super::gpu::{self, Flavor, PropLayout, VmmNames};
 use super::{DeviceAttribute, MemoryType, Runtime, RuntimeKind, Stream};
 
 /// The major ROCm version of a HIP runtime version number.
@@ -13,9 +13,9 @@ fn major(version: i32) -> i32 {
 }
 
 /// `hipDeviceAttribute_t` numbers. The CUDA-compatible block is numbered by position, and
-/// these positions are the same in ROCm 5.2 and 6.x (6.x renamed `Name` to `Unused1` in place
-/// and appended `VirtualMemoryManagementSupported`, `HostRegisterSupported` and
-/// `MemoryPoolSupportedHandleTypes` after `MemoryPoolsSupported`).
+/// these positions are the same in ROCm 5.2 and 6.x (6.x renamed `Name` to `Unused1` in place;
+/// after `MemoryPoolsSupported` ROCm 5.3 appended `VirtualMemoryManagementSupported`, 6.0
+/// `HostRegisterSupported` and 6.1 `MemoryPoolSupportedHandleTypes`).
 fn device_attribute(attr: DeviceAttribute, version: i32) -> Option<i32> {
     Some(match attr {
         DeviceAttribute::ConcurrentManagedAccess => 9,
@@ -171,6 +171,54 @@ static HIP: Flavor = Flavor {
     fabric_handles: false,
     // The direct path calls the HIP runtime's own functions.
     driver: None,
+    vmm: &VMM,
+};
+
+/// The first HIP version of ROCm 5.3, which gave `hipMemAllocationProp` CUDA's layout and
+/// added `hipDeviceAttributeVirtualMemoryManagementSupported`.
+const ROCM_5_3: i32 = 50_300_000;
+
+/// `hipDeviceAttributeVirtualMemoryManagementSupported`: 89, right after
+/// `MemoryPoolsSupported` (88), from ROCm 5.3 (`hip_runtime_api.h` of rocm-5.3.0 to
+/// rocm-6.2.2 in ROCm/HIP and of ROCm 7 in ROCm/rocm-systems); ROCm 5.2 has none (the
+/// granularity query decides there).
+fn vmm_supported_attribute(version: i32) -> Option<i32> {
+    (version >= ROCM_5_3).then_some(89)
+}
+
+/// `hipMemAllocationProp`: CUDA's layout from ROCm 5.3 (`{ type; requestedHandleType;
+/// location; win32HandleMetaData; allocFlags }`, unchanged to ROCm 7, where
+/// `requestedHandleType` became a union with `requestedHandleTypes`), ROCm 5.2's own
+/// before (`{ unsigned char compressionType; location; requestedHandleType; type;
+/// unsigned short usage; win32HandleMetaData }`, Debian's 5.2.3 headers). An unknown
+/// version (0) has no known layout.
+fn vmm_prop_layout(version: i32) -> Option<PropLayout> {
+    match version {
+        v if v >= ROCM_5_3 => Some(PropLayout::Cuda),
+        v if v > 0 => Some(PropLayout::Hip52),
+        _ => None,
+    }
+}
+
+/// HIP's virtual memory management: the runtime library's own `hipMem*` (ROCm 5.1+, the
+/// signatures of CUDA's driver calls).
+static VMM: VmmNames = VmmNames {
+    library: None,
+    granularity: "hipMemGetAllocationGranularity",
+    address_reserve: "hipMemAddressReserve",
+    address_free: "hipMemAddressFree",
+    create: "hipMemCreate",
+    release: "hipMemRelease",
+    map: "hipMemMap",
+    unmap: "hipMemUnmap",
+    set_access: "hipMemSetAccess",
+    get_error_name: "",
+    get_error_string: "",
+    device_get_attribute: "",
+    device_get: "",
+    ctx_get_current: "",
+    supported_attribute: vmm_supported_attribute,
+    prop_layout: vmm_prop_layout,
 };
 
 /// Loads the HIP runtime (`libamdhip64.so.7`, `.6`, `.5`, `.so`, in that order).
@@ -224,6 +272,12 @@ mod tests {
                 assert!(rt.stream_create(Default::default()).is_err());
                 assert!(rt.event_create().is_err());
                 assert!(rt.mem_get_info().is_err());
+                // Virtual memory management too (ROCm 5.1+ exports it).
+                let g = rt.vmm_granularity(0).unwrap_err();
+                assert_ne!(g.kind, RuntimeErrorKind::OutOfMemory, "{g:?}");
+                assert!(rt.vmm_address_reserve(2 << 20, 0).is_err());
+                assert!(rt.vmm_create(2 << 20, 0).is_err());
+                eprintln!("hip without device: vmm_granularity: {g:?}");
                 let x = 0u64;
                 let _ = rt.pointer_attributes((&x as *const u64).cast());
                 eprintln!(
@@ -281,5 +335,33 @@ mod tests {
         assert_eq!(memory_type(0, 0, 60200000), MemoryType::Unregistered);
         assert_eq!(stream(Stream::LEGACY), 0);
         assert_eq!(stream(Stream::PER_THREAD), 2);
+    }
+
+    #[test]
+    fn vmm_layout_and_attribute_by_version() {
+        // Debian's 5.2.3 (50221153) and anything before 5.3: ROCm 5.2's own layout, and no
+        // attribute to ask.
+        assert_eq!(vmm_prop_layout(50221153), Some(PropLayout::Hip52));
+        assert_eq!(vmm_prop_layout(50103000), Some(PropLayout::Hip52));
+        assert_eq!(vmm_supported_attribute(50221153), None);
+        // ROCm 5.3 onwards: CUDA's layout, attribute 89 (one after MemoryPoolsSupported).
+        for version in [
+            50300000, 50322062, 50700000, 60032830, 60200000, 70000000, 70100000,
+        ] {
+            assert_eq!(
+                vmm_prop_layout(version),
+                Some(PropLayout::Cuda),
+                "{version}"
+            );
+            assert_eq!(vmm_supported_attribute(version), Some(89), "{version}");
+            assert_eq!(
+                device_attribute(DeviceAttribute::MemoryPoolsSupported, version),
+                Some(88)
+            );
+        }
+        // The version query failed: no layout is assumed.
+        assert_eq!(vmm_prop_layout(0), None);
+        assert_eq!(VMM.library, None);
+        assert!(VMM.granularity.starts_with("hipMem"));
     }
 }
