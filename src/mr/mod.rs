@@ -39,6 +39,7 @@ pub(crate) mod tests;
 mod thread_safe;
 mod thread_slot;
 mod tracking;
+mod vmm_pool;
 
 use std::any::Any;
 use std::ffi::c_void;
@@ -75,6 +76,7 @@ pub use pinned_host::PinnedHostMemoryResource;
 pub use pool::PoolMemoryResource;
 pub use sam_headroom::SamHeadroomMemoryResource;
 pub use system::SystemMemoryResource;
+pub use vmm_pool::{VirtualSpace, VmmPoolMemoryResource, VmmPoolOptions};
 
 pub use aligned::{AlignedResourceAdaptor, DEFAULT_ALIGNMENT_THRESHOLD};
 pub use failure_callback::{FailureCallback, FailureCallbackResourceAdaptor, RetryOn};

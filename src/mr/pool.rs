@@ -272,7 +272,12 @@ struct Inner {
     /// The slot of the last allocation.
     last_slot: u32,
     live: PtrMap,
+    /// Chunks, or in contiguous mode (`granule > 0`) the extents of mapped memory: chunks
+    /// that touch are one extent, whose blocks are linked and merge.
     chunks: Vec<Chunk>,
+    /// Contiguous mode: the upstream hands out granule multiples of one address range
+    /// ([`super::vmm_pool::VirtualSpace`]) and takes back any whole granules. 0: chunked.
+    granule: usize,
     pool_size: usize,
     bytes_free: usize,
     free_count: usize,
@@ -721,6 +726,8 @@ pub struct PoolMemoryResource {
     upstream: SharedResource,
     maximum: Option<usize>,
     core: Arc<Core>,
+    /// Contiguous mode's upstream, which can map at a chosen place.
+    space: Option<Arc<super::vmm_pool::VirtualSpace>>,
 }
 
 /// The structures of a pool, shared (weakly) with [`stream_lifetime`] and with the
@@ -914,6 +921,7 @@ impl Inner {
                 None => PtrMap::with_capacity(1024),
             },
             chunks: Vec::new(),
+            granule: 0,
             pool_size: 0,
             bytes_free: 0,
             free_count: 0,
@@ -921,8 +929,13 @@ impl Inner {
     }
 
     /// Files `size` bytes at `addr` (just obtained in stream order on slot `s`'s stream) as
-    /// a new chunk, free on `s`.
+    /// a new chunk, free on `s`. In contiguous mode, a chunk that touches an extent joins
+    /// it, and its memory merges with the free blocks it touches.
     fn add_chunk_at(&mut self, addr: usize, size: usize, s: u32) {
+        if self.granule != 0 {
+            self.add_extent_at(addr, size, s);
+            return;
+        }
         let i = self.new_block(Block {
             addr,
             size,
@@ -941,6 +954,197 @@ impl Inner {
         });
         self.pool_size += size;
         self.free_insert(i, s);
+    }
+
+    /// The last block of the extent whose first block is `first`.
+    fn last_block(&self, first: u32) -> u32 {
+        let mut i = first;
+        while self.blk(i).next_phys != NIL {
+            i = self.blk(i).next_phys;
+        }
+        i
+    }
+
+    /// [`Inner::add_chunk_at`] in contiguous mode.
+    fn add_extent_at(&mut self, addr: usize, size: usize, s: u32) {
+        let end = addr + size;
+        let below = self.chunks.iter().position(|c| c.addr + c.size == addr);
+        let above = self.chunks.iter().position(|c| c.addr == end);
+        let prev = below.map_or(NIL, |c| self.last_block(self.chunks[c].first));
+        let next = above.map_or(NIL, |c| self.chunks[c].first);
+        let i = self.new_block(Block {
+            addr,
+            size,
+            prev_phys: prev,
+            next_phys: next,
+            prev_free: NIL,
+            next_free: NIL,
+            stream: s,
+            state: State::Free,
+            tag: 0,
+        });
+        // Links into the dummy when there is no such neighbour: ignored.
+        self.blk_mut(prev).next_phys = i;
+        self.blk_mut(next).prev_phys = i;
+        match (below, above) {
+            (Some(b), Some(a)) => {
+                let upper = self.chunks[a].size;
+                self.chunks[b].size += size + upper;
+                self.chunks.swap_remove(a);
+            }
+            (Some(b), None) => self.chunks[b].size += size,
+            (None, Some(a)) => {
+                let c = &mut self.chunks[a];
+                c.addr = addr;
+                c.size += size;
+                c.first = i;
+            }
+            (None, None) => self.chunks.push(Chunk {
+                addr,
+                size,
+                first: i,
+            }),
+        }
+        self.pool_size += size;
+        self.free_insert(i, s);
+    }
+
+    /// Contiguous mode: unmaps the whole granules inside free blocks, each given back
+    /// through `give_back(addr, size, stream)` on the stream its block was freed on (a
+    /// foreign stream's blocks on the default stream, ordered after it). With `idle`, only
+    /// blocks of streams `idle` says have no work left, and only until at most `keep`
+    /// bytes are free. The blocks around a given-back range stay; an extent it cuts in two
+    /// becomes two. Returns the bytes given back.
+    fn release_free_granules(
+        &mut self,
+        keep: usize,
+        mut idle: Option<&mut dyn FnMut(Stream) -> bool>,
+        mut give_back: impl FnMut(usize, usize, Stream) -> Result<()>,
+    ) -> Result<usize> {
+        let g = self.granule;
+        if idle.is_none() && self.bytes_free > keep {
+            // Free blocks of different streams never merge, so granules they share would
+            // stay mapped: bring every stream's free memory to the default stream first
+            // (ordered after each), where touching blocks merge.
+            let d = self.slot(Stream::DEFAULT);
+            for t in 0..self.lists.len() as u32 {
+                if t != d && self.lists[t as usize].fl_bitmap != 0 {
+                    self.streams.order_after(d, t)?;
+                    self.merge_stream(t, d);
+                }
+            }
+        }
+        let mut candidates = Vec::new();
+        for c in &self.chunks {
+            let mut i = c.first;
+            while i != NIL {
+                let b = self.blk(i);
+                let lo = b.addr.next_multiple_of(g);
+                let hi = (b.addr + b.size) / g * g;
+                if b.state == State::Free && hi > lo {
+                    candidates.push(i);
+                }
+                i = b.next_phys;
+            }
+        }
+        let mut released = 0;
+        let mut first_err = None;
+        let mut idle_slots: Vec<Option<bool>> = vec![None; self.lists.len()];
+        for i in candidates {
+            if self.bytes_free <= keep {
+                break;
+            }
+            let b = *self.blk(i);
+            let mut s0 = b.stream;
+            if let Some(idle) = idle.as_deref_mut() {
+                let slot = &mut idle_slots[s0 as usize];
+                let stream = self.streams.get(s0).stream;
+                if !*slot.get_or_insert_with(|| idle(stream)) {
+                    continue;
+                }
+            } else if self.streams.is_foreign(s0) {
+                // A foreign stream may be gone: give back on the default stream, ordered
+                // after the foreign stream's last free (its recorded event).
+                let d = self.slot(Stream::DEFAULT);
+                if let Err(e) = self.streams.order_after(d, s0) {
+                    first_err.get_or_insert(e);
+                    continue;
+                }
+                s0 = d;
+            }
+            let lo = b.addr.next_multiple_of(g);
+            let hi = (b.addr + b.size) / g * g;
+            let c = self
+                .chunks
+                .iter()
+                .position(|c| c.addr <= b.addr && b.addr < c.addr + c.size)
+                .expect("a free block lies in an extent");
+            self.list_remove(i);
+            // The part below the granules stays as `i`; the part above becomes a new block.
+            let upper = if b.addr + b.size > hi {
+                let j = self.new_block(Block {
+                    addr: hi,
+                    size: b.addr + b.size - hi,
+                    prev_phys: NIL,
+                    next_phys: b.next_phys,
+                    prev_free: NIL,
+                    next_free: NIL,
+                    stream: b.stream,
+                    state: State::Free,
+                    tag: b.tag,
+                });
+                self.blk_mut(b.next_phys).prev_phys = j;
+                self.list_insert(j);
+                self.blk_mut(j).tag = b.tag;
+                j
+            } else {
+                self.blk_mut(b.next_phys).prev_phys = NIL;
+                b.next_phys
+            };
+            let lower_kept = lo > b.addr;
+            if lower_kept {
+                let bm = self.blk_mut(i);
+                bm.size = lo - b.addr;
+                bm.next_phys = NIL;
+                self.list_insert(i);
+                self.blk_mut(i).tag = b.tag;
+            } else {
+                self.blk_mut(b.prev_phys).next_phys = NIL;
+                self.vacate(i);
+            }
+            // Split the extent around [lo, hi).
+            let (c_addr, c_end, c_first) = {
+                let c = &self.chunks[c];
+                (c.addr, c.addr + c.size, c.first)
+            };
+            let lower_first = if c_addr < lo { Some(c_first) } else { None };
+            let upper_part = (hi < c_end).then_some(upper);
+            self.chunks.swap_remove(c);
+            if let Some(first) = lower_first {
+                self.chunks.push(Chunk {
+                    addr: c_addr,
+                    size: lo - c_addr,
+                    first,
+                });
+            }
+            if let Some(first) = upper_part {
+                self.chunks.push(Chunk {
+                    addr: hi,
+                    size: c_end - hi,
+                    first,
+                });
+            }
+            self.pool_size -= hi - lo;
+            released += hi - lo;
+            let stream = self.streams.get(s0).stream;
+            if let Err(e) = give_back(lo, hi - lo, stream) {
+                first_err.get_or_insert(e);
+            }
+        }
+        match first_err {
+            Some(e) => Err(e),
+            None => Ok(released),
+        }
     }
 
     /// The allocation path when stream slot `s` has no fitting block, before growing: take
@@ -1163,6 +1367,7 @@ impl PoolMemoryResource {
                 fronts: front::Fronts::new(),
                 returning: AtomicUsize::new(0),
             }),
+            space: None,
         };
         if initial_pool_size > 0 {
             let mut inner = pool.core.inner.lock();
@@ -1171,6 +1376,53 @@ impl PoolMemoryResource {
         }
         stream_lifetime::register(Arc::downgrade(&pool.core) as _);
         Ok(pool)
+    }
+
+    /// A pool in contiguous mode over `space` (see [`Inner::granule`]): grows in multiples
+    /// of `granule`, merges memory across growths, and releases whole free granules
+    /// anywhere. For [`super::vmm_pool::VmmPoolMemoryResource`].
+    pub(crate) fn contiguous(
+        space: Arc<super::vmm_pool::VirtualSpace>,
+        granule: usize,
+        initial_pool_size: usize,
+        maximum_pool_size: Option<usize>,
+    ) -> Result<Self> {
+        let mut pool =
+            PoolMemoryResource::new(space.clone() as SharedResource, 0, maximum_pool_size)?;
+        pool.space = Some(space);
+        let mut inner = pool.core.inner.lock();
+        inner.granule = granule;
+        if initial_pool_size > 0 {
+            let s = inner.slot(Stream::DEFAULT);
+            pool.add_chunk(&mut inner, initial_pool_size, Stream::DEFAULT, s)?;
+        }
+        drop(inner);
+        Ok(pool)
+    }
+
+    /// Contiguous mode: unmaps free granules of streams with no work left until at most
+    /// `keep` bytes are free in the global pool. Returns the bytes released.
+    pub(crate) fn release_idle(&self, keep: usize) -> Result<usize> {
+        let mut inner = self.core.inner.lock();
+        let rt = inner.streams.runtime();
+        let upstream = &self.upstream;
+        let mut idle = |stream: Stream| rt.stream_query(stream).unwrap_or(false);
+        let released = inner.release_free_granules(keep, Some(&mut idle), |addr, size, stream| {
+            crate::counters::upstream_free();
+            upstream.deallocate(addr as *mut c_void, size, stream)
+        });
+        self.core.fronts.set_pool_size(inner.pool_size);
+        released
+    }
+
+    /// Whether the global pool holds more than `bytes` free (false when its lock is busy:
+    /// the caller's check is a heuristic).
+    #[inline]
+    pub(crate) fn global_bytes_free_above(&self, bytes: usize) -> bool {
+        self.core
+            .inner
+            .try_lock()
+            .is_some_and(|inner| inner.bytes_free > bytes)
     }
 
     /// Turns per-thread shards on (or off for new requests: memory already in shards
@@ -1252,10 +1504,15 @@ impl PoolMemoryResource {
         let shards = self.reclaim_slabs();
         let mut inner = self.core.inner.lock();
         let upstream = &self.upstream;
-        let released = inner.release_free_chunks(|addr, size, stream| {
+        let give_back = |addr: usize, size: usize, stream: Stream| {
             crate::counters::upstream_free();
             upstream.deallocate(addr as *mut c_void, size, stream)
-        });
+        };
+        let released = if inner.granule != 0 {
+            inner.release_free_granules(0, None, give_back)
+        } else {
+            inner.release_free_chunks(give_back)
+        };
         self.core.fronts.set_pool_size(inner.pool_size);
         match (shards, released) {
             (Err(e), _) | (Ok(()), Err(e)) => Err(e),
@@ -1478,10 +1735,71 @@ impl PoolMemoryResource {
     /// try max(`bytes`, half the room left), failing at once when `bytes` exceeds the room;
     /// without one, try max(`bytes`, pool size). On upstream out-of-memory, halve the try
     /// down to `bytes`.
+    /// Contiguous mode: grows by mapping right after the extent whose last block is free on
+    /// slot `s` and largest, so that block and the new memory make one block of `bytes`;
+    /// false when no such extent can be extended.
+    fn grow_in_place(&self, inner: &mut Inner, bytes: usize, s: u32) -> Result<bool> {
+        let Some(space) = &self.space else {
+            return Ok(false);
+        };
+        let g = inner.granule;
+        let mut best: Option<(usize, usize)> = None; // (extent end, free tail bytes)
+        for c in &inner.chunks {
+            let last = inner.blk(inner.last_block(c.first));
+            if last.state == State::Free
+                && last.stream == s
+                && best.map_or(true, |b| last.size > b.1)
+            {
+                best = Some((c.addr + c.size, last.size));
+            }
+        }
+        let Some((end, tail)) = best else {
+            return Ok(false);
+        };
+        let Some(need) = bytes.saturating_sub(tail).checked_next_multiple_of(g) else {
+            return Ok(false);
+        };
+        if need == 0 || self.maximum.is_some_and(|m| inner.pool_size + need > m) {
+            return Ok(false);
+        }
+        // Beyond the request, grow as the pool's rule says (in granules, under the maximum).
+        let mut want = size_to_grow(need, inner.pool_size, self.maximum)
+            .and_then(|w| w.checked_next_multiple_of(g))
+            .unwrap_or(need)
+            .max(need);
+        if let Some(m) = self.maximum {
+            want = want.min(m - inner.pool_size);
+        }
+        for size in [want, need] {
+            if space.map_at(end, size)? {
+                crate::counters::upstream_alloc();
+                inner.add_chunk_at(end, size, s);
+                self.core.fronts.set_pool_size(inner.pool_size);
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     fn grow(&self, inner: &mut Inner, bytes: usize, stream: Stream, s: u32) -> Result<()> {
-        let Some(mut try_size) = size_to_grow(bytes, inner.pool_size, self.maximum) else {
+        if inner.granule != 0 && self.grow_in_place(inner, bytes, s)? {
+            return Ok(());
+        }
+        // Contiguous mode grows in whole granules (the maximum is one already).
+        let g = inner.granule.max(1);
+        let granules = |n: usize| n.checked_next_multiple_of(g);
+        let (Some(bytes), Some(mut try_size)) = (
+            granules(bytes),
+            size_to_grow(bytes, inner.pool_size, self.maximum).and_then(granules),
+        ) else {
             return Err(self.oom(inner, bytes, "maximum pool size exceeded"));
         };
+        if self.maximum.is_some_and(|m| inner.pool_size + bytes > m) {
+            return Err(self.oom(inner, bytes, "maximum pool size exceeded"));
+        }
+        if let Some(m) = self.maximum {
+            try_size = try_size.min(m - inner.pool_size);
+        }
         loop {
             match self.add_chunk(inner, try_size, stream, s) {
                 Ok(()) => {
@@ -1496,7 +1814,9 @@ impl PoolMemoryResource {
                         );
                         return Err(self.oom(inner, bytes, &why));
                     }
-                    try_size = round_up(try_size / 2).unwrap_or(bytes).max(bytes);
+                    try_size = granules(round_up(try_size / 2).unwrap_or(bytes))
+                        .unwrap_or(bytes)
+                        .max(bytes);
                 }
                 Err(e) => return Err(e),
             }

@@ -35,6 +35,15 @@ fn factories() -> Vec<(&'static str, Option<SharedResource>)> {
             "system",
             SystemMemoryResource::new().ok().map(|r| Arc::new(r) as _),
         ),
+        (
+            "vmm_pool",
+            VmmPoolMemoryResource::new(VmmPoolOptions {
+                reserved_size: Some(1 << 30),
+                ..VmmPoolOptions::default()
+            })
+            .ok()
+            .map(|r| Arc::new(r) as _),
+        ),
     ]
 }
 

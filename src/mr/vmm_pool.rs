@@ -1,0 +1,523 @@
+//! `vmm_pool_memory_resource`: the pool on virtual memory. One address range is reserved
+//! per resource; physical memory is mapped into it in granules, at the first unmapped run
+//! that fits (so new memory lands right after what the pool already has, and the last free
+//! block and the new memory merge into one), and free granules anywhere are unmapped again
+//! by [`VmmPoolMemoryResource::release`] or a release threshold, while blocks around them
+//! stay live.
+//!
+//! Why: a pool that grows by taking separate chunks from its upstream can never merge free
+//! space across chunks, so it fails large requests while holding enough free bytes
+//! (rapidsai/rmm#1957) and gives a chunk back only when all of it is free. Here every
+//! chunk the pool ever had is one address range, so any free bytes that touch merge.
+//!
+//! The sub-allocator is the pool's own ([`PoolMemoryResource`]: fronts, per-thread shards,
+//! TLSF, stream ordering) in its contiguous mode, over a [`VirtualSpace`] upstream that
+//! hands out granule-aligned runs of the reservation and unmaps what comes back.
+
+use std::any::Any;
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use super::pool::PoolMemoryResource;
+use super::{DeviceMemoryResource, SharedResource};
+use crate::error::{Error, Result};
+use crate::runtime::{runtime, DeviceId, PhysicalHandle, Runtime, RuntimeErrorKind, Stream};
+
+const NAME: &str = "vmm_pool_memory_resource";
+const SPACE_NAME: &str = "virtual_memory_space";
+
+/// How a [`VmmPoolMemoryResource`] is made; `Default` gives the defaults of each field.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VmmPoolOptions {
+    /// Bytes mapped at once (rounded up to the granularity); 0: grow on demand.
+    pub initial_pool_size: usize,
+    /// The most bytes ever mapped at once; `None`: the reservation.
+    pub maximum_pool_size: Option<usize>,
+    /// Bytes of address space reserved (rounded up to the granularity); `None`: twice the
+    /// device's memory, or the maximum pool size if larger.
+    pub reserved_size: Option<usize>,
+    /// Bytes per mapping, the unit of growth and of release: a multiple of the device's
+    /// minimum granularity; `None`: the device's recommended granularity (2 MiB on
+    /// current NVIDIA GPUs).
+    pub granularity: Option<usize>,
+    /// Free bytes the pool may keep mapped: above it, a free unmaps free granules whose
+    /// streams are idle; `None`: keep everything until [`VmmPoolMemoryResource::release`].
+    pub release_threshold: Option<usize>,
+    /// Other devices that get read and write access to the memory.
+    pub peer_devices: Vec<DeviceId>,
+}
+
+/// The reservation a [`VmmPoolMemoryResource`] maps its memory into, as the pool's upstream:
+/// `allocate` maps a run of granules (the lowest unmapped run that fits) and `deallocate`
+/// unmaps granules, after the stream's work is done.
+pub struct VirtualSpace {
+    rt: &'static dyn Runtime,
+    device: DeviceId,
+    base: usize,
+    reserved: usize,
+    granule: usize,
+    /// The device and its peers: who gets access to every mapping.
+    access: Vec<DeviceId>,
+    /// The handle mapped at each granule of the reservation.
+    granules: Mutex<Vec<Option<PhysicalHandle>>>,
+}
+
+impl std::fmt::Debug for VirtualSpace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{SPACE_NAME}({:#x}, {} bytes reserved, granule {}, device {})",
+            self.base, self.reserved, self.granule, self.device
+        )
+    }
+}
+
+impl VirtualSpace {
+    fn new(
+        rt: &'static dyn Runtime,
+        device: DeviceId,
+        reserved: usize,
+        granule: usize,
+        peers: &[DeviceId],
+    ) -> Result<Self> {
+        let base = rt.vmm_address_reserve(reserved, granule).map_err(|e| {
+            if e.kind == RuntimeErrorKind::OutOfMemory {
+                Error::invalid(format!(
+                    "{NAME}: could not reserve {reserved} bytes of address space on device \
+                     {device} ({e}); pass a smaller reserved_size"
+                ))
+            } else {
+                Error::runtime(device, e)
+            }
+        })?;
+        let mut access = vec![device];
+        access.extend(peers.iter().copied().filter(|&p| p != device));
+        Ok(VirtualSpace {
+            rt,
+            device,
+            base,
+            reserved,
+            granule,
+            access,
+            granules: Mutex::new(vec![None; reserved / granule]),
+        })
+    }
+
+    /// Bytes mapped now.
+    pub fn mapped(&self) -> usize {
+        self.granules.lock().iter().filter(|g| g.is_some()).count() * self.granule
+    }
+
+    /// Maps `bytes` (granules) at `addr` if that range is inside the reservation and
+    /// unmapped; `Ok(false)` when it is not, `Err` when mapping failed (nothing mapped).
+    pub(crate) fn map_at(&self, addr: usize, bytes: usize) -> Result<bool> {
+        let end = addr.checked_add(bytes);
+        if addr < self.base || end.map_or(true, |e| e > self.base + self.reserved) {
+            return Ok(false);
+        }
+        let (from, to) = (
+            (addr - self.base) / self.granule,
+            (addr - self.base + bytes) / self.granule,
+        );
+        let mut g = self.granules.lock();
+        if g[from..to].iter().any(Option::is_some) {
+            return Ok(false);
+        }
+        self.map_granules(&mut g, from, to)?;
+        Ok(true)
+    }
+
+    /// Unmaps and releases granules `from..to` (all mapped), in order.
+    fn unmap_granules(
+        &self,
+        g: &mut [Option<PhysicalHandle>],
+        from: usize,
+        to: usize,
+    ) -> Result<()> {
+        let mut first_err = None;
+        for (k, slot) in g.iter_mut().enumerate().take(to).skip(from) {
+            let Some(h) = slot.take() else { continue };
+            let addr = self.base + k * self.granule;
+            let r = self
+                .rt
+                .vmm_unmap(addr, self.granule)
+                .and_then(|()| self.rt.vmm_release(h));
+            if let Err(e) = r {
+                first_err.get_or_insert(Error::runtime(self.device, e));
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    }
+
+    /// Maps granules `from..to` (all unmapped); on failure unmaps what it mapped.
+    fn map_granules(&self, g: &mut [Option<PhysicalHandle>], from: usize, to: usize) -> Result<()> {
+        let size = self.granule;
+        for k in from..to {
+            let addr = self.base + k * size;
+            let mapped = self.rt.vmm_create(size, self.device).and_then(|h| {
+                self.rt.vmm_map(addr, size, h).map(|()| h).inspect_err(|_| {
+                    let _ = self.rt.vmm_release(h);
+                })
+            });
+            match mapped {
+                Ok(h) => g[k] = Some(h),
+                Err(e) => {
+                    let _ = self.unmap_granules(g, from, k);
+                    return Err(self.map_error((to - from) * size, e));
+                }
+            }
+        }
+        let len = (to - from) * size;
+        if let Err(e) = self
+            .rt
+            .vmm_set_access(self.base + from * size, len, &self.access)
+        {
+            let _ = self.unmap_granules(g, from, to);
+            return Err(self.map_error(len, e));
+        }
+        Ok(())
+    }
+
+    fn map_error(&self, bytes: usize, e: crate::runtime::RuntimeError) -> Error {
+        if e.kind == RuntimeErrorKind::OutOfMemory {
+            Error::OutOfMemory {
+                requested: bytes,
+                resource: SPACE_NAME,
+                device: self.device,
+                detail: e.to_string(),
+            }
+        } else {
+            Error::runtime(self.device, e)
+        }
+    }
+}
+
+impl DeviceMemoryResource for VirtualSpace {
+    /// Maps `bytes` (a multiple of the granule) at the lowest unmapped run that fits.
+    fn allocate(&self, bytes: usize, _stream: Stream) -> Result<*mut c_void> {
+        if bytes == 0 || bytes % self.granule != 0 {
+            return Err(Error::invalid(format!(
+                "{SPACE_NAME}: {bytes} bytes is not a multiple of the granule ({} bytes)",
+                self.granule
+            )));
+        }
+        let n = bytes / self.granule;
+        let mut g = self.granules.lock();
+        let mut run = 0;
+        let mut start = None;
+        for (k, slot) in g.iter().enumerate() {
+            if slot.is_some() {
+                run = 0;
+                continue;
+            }
+            run += 1;
+            if run == n {
+                start = Some(k + 1 - n);
+                break;
+            }
+        }
+        let Some(from) = start else {
+            return Err(Error::OutOfMemory {
+                requested: bytes,
+                resource: SPACE_NAME,
+                device: self.device,
+                detail: format!(
+                    "no unmapped run of {bytes} bytes is left in the {} bytes reserved; \
+                     pass a larger reserved_size",
+                    self.reserved
+                ),
+            });
+        };
+        self.map_granules(&mut g, from, from + n)?;
+        Ok((self.base + from * self.granule) as *mut c_void)
+    }
+
+    /// Unmaps `[ptr, ptr + bytes)` (whole mapped granules) once `stream`'s work is done.
+    fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
+        let addr = ptr as usize;
+        let inside = addr >= self.base
+            && bytes <= self.reserved
+            && addr - self.base <= self.reserved - bytes;
+        if !inside || bytes == 0 || addr % self.granule != 0 || bytes % self.granule != 0 {
+            return Err(Error::invalid(format!(
+                "{SPACE_NAME}: cannot unmap {ptr:p} ({bytes} bytes): not whole granules of \
+                 {} bytes inside the reservation {:#x}..{:#x}",
+                self.granule,
+                self.base,
+                self.base + self.reserved
+            )));
+        }
+        let (from, to) = (
+            (addr - self.base) / self.granule,
+            (addr - self.base + bytes) / self.granule,
+        );
+        let mut g = self.granules.lock();
+        if g[from..to].iter().any(Option::is_none) {
+            return Err(Error::invalid(format!(
+                "{SPACE_NAME}: cannot unmap {ptr:p} ({bytes} bytes): part of it is not mapped"
+            )));
+        }
+        // Unmapping is immediate: work still queued on the stream must not see it go.
+        self.rt
+            .stream_synchronize(stream)
+            .map_err(|e| Error::runtime(self.device, e))?;
+        self.unmap_granules(&mut g, from, to)
+    }
+
+    fn name(&self) -> &'static str {
+        SPACE_NAME
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl Drop for VirtualSpace {
+    fn drop(&mut self) {
+        if crate::runtime::process_is_exiting() {
+            return;
+        }
+        // The pool is gone, so nothing uses the memory; failures have no one to report to.
+        let mut g = std::mem::take(self.granules.get_mut());
+        let n = g.len();
+        let _ = self.unmap_granules(&mut g, 0, n);
+        let _ = self.rt.vmm_address_free(self.base, self.reserved);
+    }
+}
+
+/// The pool on virtual memory (see the module docs): RMM's `pool_memory_resource` that
+/// grows in place and shrinks while blocks are live.
+pub struct VmmPoolMemoryResource {
+    pool: PoolMemoryResource,
+    space: Arc<VirtualSpace>,
+    release_threshold: Option<usize>,
+}
+
+impl std::fmt::Debug for VmmPoolMemoryResource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{NAME}({:?})", self.space)
+    }
+}
+
+fn round_up_to(bytes: usize, unit: usize) -> Option<usize> {
+    bytes.checked_add(unit - 1).map(|b| b / unit * unit)
+}
+
+impl VmmPoolMemoryResource {
+    /// A pool on the current device's virtual memory. Fails with a clear error where the
+    /// device has no virtual memory management, the granularity is not a multiple of the
+    /// device's, or the sizes do not fit the reservation.
+    pub fn new(options: VmmPoolOptions) -> Result<Self> {
+        let rt = runtime()?;
+        let device = rt.get_device().map_err(|e| Error::runtime(-1, e))?;
+        let (minimum, recommended) = rt.vmm_granularity(device).map_err(|e| {
+            if e.kind == RuntimeErrorKind::NotSupported {
+                Error::Unsupported(format!(
+                    "{NAME}: device {device} of the {} runtime has no virtual memory \
+                     management ({e}); use pool_memory_resource instead",
+                    rt.kind().name()
+                ))
+            } else {
+                Error::runtime(device, e)
+            }
+        })?;
+        let granule = match options.granularity {
+            None => recommended.max(minimum),
+            Some(g) if g > 0 && minimum > 0 && g % minimum == 0 => g,
+            Some(g) => {
+                return Err(Error::invalid(format!(
+                    "{NAME}: granularity = {g} is not a multiple of device {device}'s \
+                     minimum mapping granularity ({minimum} bytes)"
+                )))
+            }
+        };
+        for &p in &options.peer_devices {
+            let count = rt.device_count().map_err(|e| Error::runtime(device, e))?;
+            if p < 0 || p >= count {
+                return Err(Error::invalid(format!(
+                    "{NAME}: peer device {p} does not exist ({count} devices)"
+                )));
+            }
+        }
+        let too_big = |what: &str, v: usize| {
+            Error::invalid(format!(
+                "{NAME}: {what} = {v} overflows when rounded to {granule}"
+            ))
+        };
+        let initial = round_up_to(options.initial_pool_size, granule)
+            .ok_or_else(|| too_big("initial_pool_size", options.initial_pool_size))?;
+        // Never map more than asked: whole granules under the maximum.
+        let maximum = options.maximum_pool_size.map(|m| m / granule * granule);
+        let reserved = match options.reserved_size {
+            Some(r) => round_up_to(r, granule).ok_or_else(|| too_big("reserved_size", r))?,
+            None => {
+                let total = rt
+                    .mem_get_info()
+                    .map_err(|e| Error::runtime(device, e))?
+                    .total;
+                let twice = round_up_to(total.saturating_mul(2), granule).unwrap_or(total);
+                twice.max(maximum.unwrap_or(0))
+            }
+        };
+        if reserved == 0 {
+            return Err(Error::invalid(format!("{NAME}: reserved_size = 0")));
+        }
+        if let Some(m) = options.maximum_pool_size {
+            if m < granule && m > 0 {
+                return Err(Error::invalid(format!(
+                    "{NAME}: maximum_pool_size = {m} is below one granule ({granule} bytes)"
+                )));
+            }
+            if initial > m {
+                return Err(Error::invalid(format!(
+                    "{NAME}: initial_pool_size exceeds the maximum pool size: \
+                     initial_pool_size = {} > maximum_pool_size = {m}",
+                    options.initial_pool_size
+                )));
+            }
+        }
+        if initial > reserved || maximum.is_some_and(|m| m > reserved) {
+            return Err(Error::invalid(format!(
+                "{NAME}: the pool sizes (initial {initial}, maximum {:?}) exceed the reserved \
+                 size ({reserved} bytes); pass a larger reserved_size",
+                options.maximum_pool_size
+            )));
+        }
+        let space = Arc::new(VirtualSpace::new(
+            rt,
+            device,
+            reserved,
+            granule,
+            &options.peer_devices,
+        )?);
+        let pool = PoolMemoryResource::contiguous(
+            space.clone(),
+            granule,
+            initial,
+            maximum.or(Some(reserved)),
+        )?;
+        Ok(VmmPoolMemoryResource {
+            pool,
+            space,
+            release_threshold: options.release_threshold,
+        })
+    }
+
+    /// Bytes mapped now (the pool's size).
+    pub fn pool_size(&self) -> usize {
+        self.pool.pool_size()
+    }
+
+    /// The most bytes the pool maps at once.
+    pub fn maximum_pool_size(&self) -> Option<usize> {
+        self.pool.maximum_pool_size()
+    }
+
+    /// Bytes of address space reserved.
+    pub fn reserved_size(&self) -> usize {
+        self.space.reserved
+    }
+
+    /// Bytes per mapping: the unit of growth and release.
+    pub fn granularity(&self) -> usize {
+        self.space.granule
+    }
+
+    /// The start of the reserved range.
+    pub fn reserved_base(&self) -> usize {
+        self.space.base
+    }
+
+    /// The release threshold, if any.
+    pub fn release_threshold(&self) -> Option<usize> {
+        self.release_threshold
+    }
+
+    /// The devices with access to the memory (the pool's device first).
+    pub fn access_devices(&self) -> &[DeviceId] {
+        &self.space.access
+    }
+
+    /// Bytes mapped and not allocated.
+    pub fn bytes_free(&self) -> usize {
+        self.pool.bytes_free()
+    }
+
+    /// The largest free block.
+    pub fn largest_free_block(&self) -> usize {
+        self.pool.largest_free_block()
+    }
+
+    /// Number of free blocks.
+    pub fn free_block_count(&self) -> usize {
+        self.pool.free_block_count()
+    }
+
+    /// `1 - largest_free_block / bytes_free` (0 when nothing is free).
+    pub fn fragmentation(&self) -> f64 {
+        self.pool.fragmentation()
+    }
+
+    /// Unmaps every whole free granule, wherever it is (blocks around it stay live), after
+    /// the streams that freed them finished their work. Returns the bytes unmapped.
+    pub fn release(&self) -> Result<usize> {
+        self.pool.release()
+    }
+
+    /// Forgets `stream` (see [`PoolMemoryResource::forget_stream`]).
+    pub fn forget_stream(&self, stream: Stream) -> Result<()> {
+        self.pool.forget_stream(stream)
+    }
+
+    /// Turns per-thread shards on (see [`PoolMemoryResource::set_sharded`]).
+    pub fn set_sharded(&self, on: bool) {
+        self.pool.set_sharded(on)
+    }
+
+    /// After a free: above the release threshold, unmap what idle streams freed.
+    #[cold]
+    fn trim(&self, threshold: usize) {
+        // Failures change nothing for the caller's free, which succeeded.
+        let _ = self.pool.release_idle(threshold);
+    }
+}
+
+impl DeviceMemoryResource for VmmPoolMemoryResource {
+    #[inline]
+    fn allocate(&self, bytes: usize, stream: Stream) -> Result<*mut c_void> {
+        self.pool.allocate(bytes, stream)
+    }
+
+    #[inline]
+    fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
+        self.pool.deallocate(ptr, bytes, stream)?;
+        if let Some(t) = self.release_threshold {
+            if self
+                .pool
+                .global_bytes_free_above(t.saturating_add(self.space.granule))
+            {
+                self.trim(t);
+            }
+        }
+        Ok(())
+    }
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn upstream(&self) -> Option<SharedResource> {
+        None
+    }
+}
+
+#[cfg(test)]
+#[path = "vmm_pool_tests.rs"]
+mod tests;
