@@ -229,6 +229,81 @@ typedef struct {
  */
 typedef void *rmm_event_t;
 
+/**
+ * How `rmm_vmm_pool_create` makes the pool; `rmm_vmm_pool_options_init` fills in the
+ * defaults. Sizes are bytes.
+ */
+typedef struct {
+  /**
+   * Mapped at once (rounded up to the granularity); 0: grow on demand.
+   */
+  size_t initial_pool_size;
+  /**
+   * The most mapped at once; 0: the reservation.
+   */
+  size_t maximum_pool_size;
+  /**
+   * Address space reserved; 0: twice the device's memory (or the maximum if larger).
+   */
+  size_t reserved_size;
+  /**
+   * Bytes per mapping, a multiple of the device's minimum granularity; 0: the
+   * device's recommended granularity.
+   */
+  size_t granularity;
+  /**
+   * Free bytes kept mapped: above it a free unmaps what idle streams freed;
+   * `SIZE_MAX`: keep everything until `rmm_vmm_pool_release`.
+   */
+  size_t release_threshold;
+  /**
+   * Devices given access besides the pool's own (nullable when the count is 0).
+   */
+  const int32_t *peer_devices;
+  /**
+   * Number of entries in `peer_devices`.
+   */
+  size_t peer_device_count;
+} rmm_vmm_pool_options;
+
+/**
+ * What the pool holds.
+ */
+typedef struct {
+  /**
+   * Bytes mapped now.
+   */
+  size_t pool_size;
+  /**
+   * The most bytes mapped at once.
+   */
+  size_t maximum_pool_size;
+  /**
+   * Bytes of address space reserved.
+   */
+  size_t reserved_size;
+  /**
+   * Bytes per mapping.
+   */
+  size_t granularity;
+  /**
+   * Bytes mapped and not allocated (all streams).
+   */
+  size_t bytes_free;
+  /**
+   * Number of free blocks.
+   */
+  size_t free_block_count;
+  /**
+   * Size of the largest free block.
+   */
+  size_t largest_free_block;
+  /**
+   * 1 − largest free block / bytes free (0 when nothing is free).
+   */
+  double fragmentation;
+} rmm_vmm_pool_stats;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -994,6 +1069,31 @@ rmm_status_t rmm_tracking_adaptor_allocation_stack(rmm_resource_t adaptor,
  * Logs the report of outstanding allocations at debug level (the `log` crate's logger).
  */
 rmm_status_t rmm_tracking_adaptor_log_outstanding_allocations(rmm_resource_t adaptor);
+
+/**
+ * Fills `options` with the defaults (grow on demand, no maximum, default reservation and
+ * granularity, no release threshold, no peers).
+ */
+rmm_status_t rmm_vmm_pool_options_init(rmm_vmm_pool_options *options);
+
+/**
+ * Creates a `vmm_pool_memory_resource` on the current device: a pool in one reserved range
+ * of virtual memory that grows in place and unmaps free granules while blocks live.
+ * `options` may be NULL for the defaults. `RMM_STATUS_UNSUPPORTED` where the device or
+ * runtime has no virtual memory management.
+ */
+rmm_status_t rmm_vmm_pool_create(const rmm_vmm_pool_options *options, rmm_resource_t *out);
+
+/**
+ * The pool's mapped, reserved and free memory.
+ */
+rmm_status_t rmm_vmm_pool_get_stats(rmm_resource_t pool, rmm_vmm_pool_stats *stats);
+
+/**
+ * Unmaps every whole free granule, wherever it lies (blocks around it stay live), after
+ * the streams that freed them finished; `released` (nullable) gets the bytes.
+ */
+rmm_status_t rmm_vmm_pool_release(rmm_resource_t pool, size_t *released);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -44,6 +44,7 @@ mod stream;
 mod system;
 mod thread_safe;
 mod tracking;
+mod vmm_pool;
 
 use std::ffi::c_void;
 
@@ -65,6 +66,7 @@ pub use sam_headroom::*;
 pub use status::rmm_status_t;
 pub use stream::*;
 pub use system::*;
+pub use vmm_pool::*;
 
 pub use aligned::*;
 pub use failure_callback::*;

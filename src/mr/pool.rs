@@ -728,6 +728,8 @@ pub struct PoolMemoryResource {
     core: Arc<Core>,
     /// Contiguous mode's upstream, which can map at a chosen place.
     space: Option<Arc<super::vmm_pool::VirtualSpace>>,
+    /// The class name errors give (the resource this pool is the core of).
+    name: &'static str,
 }
 
 /// The structures of a pool, shared (weakly) with [`stream_lifetime`] and with the
@@ -1368,6 +1370,7 @@ impl PoolMemoryResource {
                 returning: AtomicUsize::new(0),
             }),
             space: None,
+            name: NAME,
         };
         if initial_pool_size > 0 {
             let mut inner = pool.core.inner.lock();
@@ -1390,6 +1393,7 @@ impl PoolMemoryResource {
         let mut pool =
             PoolMemoryResource::new(space.clone() as SharedResource, 0, maximum_pool_size)?;
         pool.space = Some(space);
+        pool.name = super::vmm_pool::NAME;
         let mut inner = pool.core.inner.lock();
         inner.granule = granule;
         if initial_pool_size > 0 {
@@ -1618,7 +1622,7 @@ impl PoolMemoryResource {
         };
         Error::OutOfMemory {
             requested,
-            resource: NAME,
+            resource: self.name,
             device: inner.streams.device(),
             detail: format!(
                 "{why}: pool size {} bytes, maximum {max}, {} bytes free, largest free block \

@@ -25,7 +25,7 @@ use super::{DeviceMemoryResource, SharedResource};
 use crate::error::{Error, Result};
 use crate::runtime::{runtime, DeviceId, PhysicalHandle, Runtime, RuntimeErrorKind, Stream};
 
-const NAME: &str = "vmm_pool_memory_resource";
+pub(crate) const NAME: &str = "vmm_pool_memory_resource";
 const SPACE_NAME: &str = "virtual_memory_space";
 
 /// How a [`VmmPoolMemoryResource`] is made; `Default` gives the defaults of each field.
