@@ -1,31 +1,67 @@
 #!/usr/bin/env bash
-# Installs what building and testing rmm-rs needs, only what is missing. Idempotent.
+# Installs what building (scripts/demo.sh) or testing (scripts/test.sh) rmm-rs needs, only
+# what is missing. Idempotent. As root it runs apt-get; otherwise it prints what is missing.
+#   scripts/setup.sh build   what building and installing librmm and a C example needs:
+#                            a C and C++ compiler, make and CMake (Rust itself is a prerequisite)
+#   scripts/setup.sh test    (the default) also the test-only tools: GoogleTest, Thrust,
+#                            pkg-config, Debian's HIP runtime and headers, pip, and cbindgen
+#                            (built with cargo) for the header drift check
 set -euo pipefail
 
-# libamdhip64-dev: HIP's headers for tests-hip. Without hipcc beside them, as here, they
-# also check that neither the package's headers nor its CMake files trip over them.
-packages=(cmake g++ libgtest-dev libthrust-dev pkg-config libamdhip64-5 libamdhip64-dev)
-missing=()
-for pkg in "${packages[@]}"; do
-  if ! dpkg -s "$pkg" >/dev/null 2>&1; then missing+=("$pkg"); fi
-done
+mode="${1:-test}"
+case "$mode" in
+  build | test) ;;
+  *)
+    echo "usage: $0 [build|test]" >&2
+    exit 2
+    ;;
+esac
+
+# Installs the Debian packages named that are not installed yet.
+apt_install() {
+  local missing=() pkg log
+  for pkg in "$@"; do
+    if ! dpkg -s "$pkg" >/dev/null 2>&1; then missing+=("$pkg"); fi
+  done
+  ((${#missing[@]})) || return 0
+  if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
+    echo "setup: missing packages (not root or no apt-get, not installing): ${missing[*]}" >&2
+    return 0
+  fi
+  echo "setup: installing ${missing[*]} (apt-get)"
+  log="$(mktemp)"
+  if ! { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+    --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    echo "setup: apt-get failed (above: the end of its output)" >&2
+    rm -f "$log"
+    return 1
+  fi
+  rm -f "$log"
+}
+
+# Build: what CMake and cargo need. cmake's Debian package only recommends make, and
+# --no-install-recommends leaves it out. Nothing to do when the tools are all on PATH.
+build_packages=(cmake make gcc g++)
+if ! command -v cargo >/dev/null; then
+  echo "setup: cargo is not on PATH: install Rust (https://rustup.rs) first" >&2
+  exit 1
+fi
+if ! { command -v cmake && command -v make && command -v cc && command -v c++; } >/dev/null; then
+  apt_install "${build_packages[@]}"
+fi
+[[ "$mode" == build ]] && exit 0
+
+# Test: libamdhip64-dev is HIP's headers for tests-hip. Without hipcc beside them, as here,
+# they also check that neither the package's headers nor its CMake files trip over them.
+test_packages=(libgtest-dev libthrust-dev pkg-config libamdhip64-5 libamdhip64-dev)
 # pip (scripts/setup-cccl.sh fetches CUDA's header wheels with it): Debian's, unless a
 # Python with pip is already first on PATH.
-if ! python3 -m pip --version >/dev/null 2>&1 && ! dpkg -s python3-pip >/dev/null 2>&1; then
-  missing+=(python3-pip)
-fi
-if ((${#missing[@]})); then
-  if [[ $(id -u) -eq 0 ]]; then
-    echo "setup: installing ${missing[*]}"
-    apt-get update
-    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
-  else
-    echo "setup: missing packages (not root, not installing): ${missing[*]}" >&2
-  fi
-fi
+if ! python3 -m pip --version >/dev/null 2>&1; then test_packages+=(python3-pip); fi
+apt_install "${test_packages[@]}"
 
 cbindgen_version=0.29.0
 if [[ "$(cbindgen --version 2>/dev/null || true)" != "cbindgen $cbindgen_version" ]]; then
-  echo "setup: installing cbindgen $cbindgen_version"
+  echo "setup: installing cbindgen $cbindgen_version (cargo install)"
   cargo install cbindgen --version "$cbindgen_version" --locked
 fi
