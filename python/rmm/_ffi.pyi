@@ -53,6 +53,16 @@ class _PoolStats(TypedDict):
     largest_free_block: int
     fragmentation: float
 
+class _VmmPoolStats(TypedDict):
+    pool_size: int
+    maximum_pool_size: int
+    reserved_size: int
+    granularity: int
+    bytes_free: int
+    free_block_count: int
+    largest_free_block: int
+    fragmentation: float
+
 # (current_bytes, current_count, peak_bytes, peak_count, total_bytes, total_count)
 _Counters = tuple[int, int, int, int, int, int]
 
@@ -80,6 +90,16 @@ def pool_create(
 ) -> ResourceHandle: ...
 def pool_stats(pool: ResourceHandle) -> _PoolStats: ...
 def pool_release(pool: ResourceHandle) -> int: ...
+def vmm_pool_create(
+    initial_pool_size: int = 0,
+    maximum_pool_size: int = 0,
+    reserved_size: int = 0,
+    granularity: int = 0,
+    release_threshold: int | None = None,
+    peer_devices: list[int] | None = None,
+) -> ResourceHandle: ...
+def vmm_pool_stats(pool: ResourceHandle) -> _VmmPoolStats: ...
+def vmm_pool_release(pool: ResourceHandle) -> int: ...
 def arena_create(
     upstream: ResourceHandle, arena_size: int, dump_log_on_failure: bool
 ) -> ResourceHandle: ...

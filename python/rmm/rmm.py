@@ -14,6 +14,7 @@ def reinitialize(
     devices=0,
     logging=False,
     log_file_name=None,
+    vmm_pool_allocator=False,
 ):
     """Replace the memory resource of each of ``devices`` (an int or a list of ints).
 
@@ -22,7 +23,10 @@ def reinitialize(
     sizes are ints or strings such as ``"1GiB"``. ``managed_memory`` takes memory from
     ``ManagedMemoryResource`` instead of ``CudaMemoryResource``. ``logging`` wraps the
     resource in a ``LoggingResourceAdaptor`` writing to ``log_file_name`` (or
-    ``$RMM_LOG_FILE``) with ``.dev<N>`` added. Registered hooks run first, newest first.
+    ``$RMM_LOG_FILE``) with ``.dev<N>`` added. ``vmm_pool_allocator`` (not in RMM) uses a
+    ``VmmPoolMemoryResource`` of the same sizes instead (default: grow on demand up to the
+    reservation); it excludes ``pool_allocator`` and ``managed_memory``. Registered hooks
+    run first, newest first.
     Memory from the previous resources must not be used afterwards.
     """
     for func, args, kwargs in reversed(_reinitialize_hooks):
@@ -35,6 +39,7 @@ def reinitialize(
         devices=devices,
         logging=logging,
         log_file_name=log_file_name,
+        vmm_pool_allocator=vmm_pool_allocator,
     )
 
 

@@ -64,6 +64,32 @@ struct Counters {
     allocations: Counter,
 }
 
+/// `rmm_vmm_pool_options` (include/rmm/rmm.h).
+#[repr(C)]
+struct VmmPoolOptions {
+    initial_pool_size: usize,
+    maximum_pool_size: usize,
+    reserved_size: usize,
+    granularity: usize,
+    release_threshold: usize,
+    peer_devices: *const i32,
+    peer_device_count: usize,
+}
+
+/// `rmm_vmm_pool_stats` (include/rmm/rmm.h).
+#[repr(C)]
+#[derive(Default)]
+struct VmmPoolStats {
+    pool_size: usize,
+    maximum_pool_size: usize,
+    reserved_size: usize,
+    granularity: usize,
+    bytes_free: usize,
+    free_block_count: usize,
+    largest_free_block: usize,
+    fragmentation: f64,
+}
+
 type FailureCallback = extern "C" fn(usize, *mut c_void) -> bool;
 
 #[link(name = "rmm")]
@@ -98,6 +124,10 @@ extern "C" {
     fn rmm_pool_create(up: Res, initial: usize, maximum: usize, out: *mut Res) -> Status;
     fn rmm_pool_get_stats(pool: Res, stats: *mut PoolStats) -> Status;
     fn rmm_pool_release(pool: Res, released: *mut usize) -> Status;
+    fn rmm_vmm_pool_options_init(options: *mut VmmPoolOptions) -> Status;
+    fn rmm_vmm_pool_create(options: *const VmmPoolOptions, out: *mut Res) -> Status;
+    fn rmm_vmm_pool_get_stats(pool: Res, stats: *mut VmmPoolStats) -> Status;
+    fn rmm_vmm_pool_release(pool: Res, released: *mut usize) -> Status;
     fn rmm_arena_create(up: Res, size: usize, dump: bool, out: *mut Res) -> Status;
     fn rmm_arena_get_sizes(arena: Res, size: *mut usize, free: *mut usize) -> Status;
     fn rmm_fixed_size_create(up: Res, block: usize, prealloc: usize, out: *mut Res) -> Status;
@@ -666,6 +696,94 @@ fn pool_release(py: Python<'_>, pool: &ResourceHandle) -> PyResult<usize> {
     call(py, move || {
         let mut n = 0usize;
         check(unsafe { rmm_pool_release(p as Res, &mut n) })?;
+        Ok(n)
+    })
+}
+
+/// A `vmm_pool_memory_resource` on the current device: a pool in one reserved range of
+/// virtual memory. Zero sizes (and `release_threshold=None`) take librmm.so's defaults: grow
+/// on demand, no maximum but the reservation, twice the device's memory reserved, the
+/// device's recommended granularity, no release threshold.
+#[pyfunction]
+#[pyo3(signature = (
+    initial_pool_size=0,
+    maximum_pool_size=0,
+    reserved_size=0,
+    granularity=0,
+    release_threshold=None,
+    peer_devices=None
+))]
+fn vmm_pool_create(
+    py: Python<'_>,
+    initial_pool_size: usize,
+    maximum_pool_size: usize,
+    reserved_size: usize,
+    granularity: usize,
+    release_threshold: Option<usize>,
+    peer_devices: Option<Vec<i32>>,
+) -> PyResult<ResourceHandle> {
+    let peer_devices = peer_devices.unwrap_or_default();
+    new_handle(py, move |o| {
+        let mut options = VmmPoolOptions {
+            initial_pool_size: 0,
+            maximum_pool_size: 0,
+            reserved_size: 0,
+            granularity: 0,
+            release_threshold: usize::MAX,
+            peer_devices: std::ptr::null(),
+            peer_device_count: 0,
+        };
+        // SAFETY: `options` is a valid, writable rmm_vmm_pool_options.
+        let status = unsafe { rmm_vmm_pool_options_init(&mut options) };
+        if status != SUCCESS {
+            return status;
+        }
+        options.initial_pool_size = initial_pool_size;
+        options.maximum_pool_size = maximum_pool_size;
+        options.reserved_size = reserved_size;
+        options.granularity = granularity;
+        if let Some(t) = release_threshold {
+            options.release_threshold = t;
+        }
+        if !peer_devices.is_empty() {
+            options.peer_devices = peer_devices.as_ptr();
+            options.peer_device_count = peer_devices.len();
+        }
+        // SAFETY: `options` (and `peer_devices`, which it points into) live across the call.
+        unsafe { rmm_vmm_pool_create(&options, o) }
+    })
+}
+
+/// The statistics of a `vmm_pool_memory_resource` as a dict.
+#[pyfunction]
+fn vmm_pool_stats<'py>(py: Python<'py>, pool: &ResourceHandle) -> PyResult<Bound<'py, PyDict>> {
+    let p = pool.raw()?;
+    let s = quick(py, || {
+        let mut s = VmmPoolStats::default();
+        // SAFETY: `s` is a valid, writable rmm_vmm_pool_stats.
+        check(unsafe { rmm_vmm_pool_get_stats(p as Res, &mut s) })?;
+        Ok(s)
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("pool_size", s.pool_size)?;
+    d.set_item("maximum_pool_size", s.maximum_pool_size)?;
+    d.set_item("reserved_size", s.reserved_size)?;
+    d.set_item("granularity", s.granularity)?;
+    d.set_item("bytes_free", s.bytes_free)?;
+    d.set_item("free_block_count", s.free_block_count)?;
+    d.set_item("largest_free_block", s.largest_free_block)?;
+    d.set_item("fragmentation", s.fragmentation)?;
+    Ok(d)
+}
+
+/// Unmaps every whole free granule of a `vmm_pool_memory_resource`; returns the bytes.
+#[pyfunction]
+fn vmm_pool_release(py: Python<'_>, pool: &ResourceHandle) -> PyResult<usize> {
+    let p = pool.raw()?;
+    call(py, move || {
+        let mut n = 0usize;
+        // SAFETY: `n` is a valid, writable size_t.
+        check(unsafe { rmm_vmm_pool_release(p as Res, &mut n) })?;
         Ok(n)
     })
 }
@@ -1497,6 +1615,9 @@ fn _ffi(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(async_pool_handle, m)?)?;
     m.add_function(wrap_pyfunction!(pool_stats, m)?)?;
     m.add_function(wrap_pyfunction!(pool_release, m)?)?;
+    m.add_function(wrap_pyfunction!(vmm_pool_create, m)?)?;
+    m.add_function(wrap_pyfunction!(vmm_pool_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(vmm_pool_release, m)?)?;
     m.add_function(wrap_pyfunction!(arena_create, m)?)?;
     m.add_function(wrap_pyfunction!(arena_sizes, m)?)?;
     m.add_function(wrap_pyfunction!(fixed_size_create, m)?)?;

@@ -265,6 +265,139 @@ class PoolMemoryResource(UpstreamResourceAdaptor):
         return _ffi.pool_release(self._h())
 
 
+def _positive_size(value, name, default_meaning):
+    """A size argument of ``VmmPoolMemoryResource``: None -> 0 (librmm.so's default),
+    otherwise a positive size (0 would silently mean the default in the C ABI)."""
+    if value is None:
+        return 0
+    size = parse_size(value, name)
+    if size == 0:
+        raise ValueError(f"{name} must be positive, got 0 (pass None for {default_meaning})")
+    return size
+
+
+def _peer_devices(peer_devices):
+    """``peer_devices`` (an int or an iterable of ints) as a list of device ids."""
+    if peer_devices is None:
+        return []
+    if isinstance(peer_devices, int) and not isinstance(peer_devices, bool):
+        peer_devices = [peer_devices]
+    elif isinstance(peer_devices, (str, bytes, bytearray)):
+        raise TypeError(
+            f"peer_devices must be an iterable of device ids, not {type(peer_devices).__name__}"
+        )
+    try:
+        devices = list(peer_devices)
+    except TypeError:
+        raise TypeError(
+            f"peer_devices must be an iterable of device ids, not {type(peer_devices).__name__}"
+        ) from None
+    for d in devices:
+        if isinstance(d, bool) or not hasattr(d, "__index__"):
+            raise TypeError(f"peer_devices must hold ints, not {type(d).__name__}")
+    devices = [d.__index__() for d in devices]
+    for d in devices:
+        if not -(1 << 31) <= d < 1 << 31:
+            raise ValueError(f"peer device {d} does not exist")
+    return devices
+
+
+class VmmPoolMemoryResource(DeviceMemoryResource):
+    """A coalescing pool on the current device's virtual memory (not in RMM).
+
+    One range of address space (``reserved_size`` bytes; default: twice the device's
+    memory, or ``maximum_pool_size`` if larger) is reserved up front, and physical memory is
+    mapped into it ``granularity`` bytes at a time (default: the device's recommended
+    granularity, 2 MiB on current NVIDIA GPUs; a multiple of the device's minimum). The pool
+    therefore grows in place: memory mapped later sits right after what the pool already
+    has, so free space merges across growths and a large request fits wherever enough free
+    bytes touch. ``release()`` unmaps every whole free granule, even between live blocks.
+
+    ``initial_pool_size`` is mapped at construction (default: nothing; the pool grows on
+    demand) and the pool never maps more than ``maximum_pool_size`` (default: the
+    reservation). With ``release_threshold``, a free that leaves more than that many bytes
+    free unmaps free granules whose streams are idle (default: keep everything until
+    ``release()``). ``peer_devices`` (device ids) also get read and write access to the
+    memory. Sizes are ints or strings such as ``"1GiB"``.
+
+    Raises ``NotImplementedError`` (an ``rmm.RMMError``) where the device or runtime has no
+    virtual memory management, ``ValueError`` for a granularity that is not a multiple of
+    the device's, sizes that do not fit the reservation or a peer device that does not
+    exist, and ``MemoryError`` when an allocation would pass the maximum.
+    """
+
+    def __init__(
+        self,
+        initial_pool_size=None,
+        maximum_pool_size=None,
+        *,
+        reserved_size=None,
+        granularity=None,
+        release_threshold=None,
+        peer_devices=(),
+    ):
+        initial = (
+            0 if initial_pool_size is None else parse_size(initial_pool_size, "initial_pool_size")
+        )
+        maximum = _positive_size(
+            maximum_pool_size, "maximum_pool_size", "no maximum but the reservation"
+        )
+        reserved = _positive_size(reserved_size, "reserved_size", "the default reservation")
+        granule = _positive_size(
+            granularity, "granularity", "the device's recommended granularity"
+        )
+        threshold = (
+            None
+            if release_threshold is None
+            else parse_size(release_threshold, "release_threshold")
+        )
+        peers = _peer_devices(peer_devices)
+        _register(
+            self,
+            _ffi.vmm_pool_create(initial, maximum, reserved, granule, threshold, peers),
+        )
+
+    def pool_stats(self):
+        """The pool's statistics: ``pool_size``, ``maximum_pool_size``, ``reserved_size``,
+        ``granularity``, ``bytes_free``, ``free_block_count``, ``largest_free_block`` and
+        ``fragmentation``."""
+        return _ffi.vmm_pool_stats(self._h())
+
+    def pool_size(self):
+        """Bytes mapped now."""
+        return self.pool_stats()["pool_size"]
+
+    def maximum_pool_size(self):
+        """The most bytes the pool maps at once (the reservation when no maximum was
+        given)."""
+        return self.pool_stats()["maximum_pool_size"]
+
+    def reserved_size(self):
+        """Bytes of address space reserved."""
+        return self.pool_stats()["reserved_size"]
+
+    def granularity(self):
+        """Bytes per mapping: the unit of growth and of release."""
+        return self.pool_stats()["granularity"]
+
+    def bytes_free(self):
+        """Bytes mapped and not allocated (all streams)."""
+        return self.pool_stats()["bytes_free"]
+
+    def largest_free_block(self):
+        """The size of the largest free block."""
+        return self.pool_stats()["largest_free_block"]
+
+    def fragmentation(self):
+        """``1 - largest_free_block / bytes_free`` (0.0 when nothing is free)."""
+        return self.pool_stats()["fragmentation"]
+
+    def release(self):
+        """Unmap every whole free granule, wherever it lies (blocks around it stay live),
+        once the streams that freed it are done; returns the bytes unmapped."""
+        return _ffi.vmm_pool_release(self._h())
+
+
 class ArenaMemoryResource(UpstreamResourceAdaptor):
     """An arena allocator over ``upstream_mr`` for many threads and streams.
 
@@ -592,6 +725,7 @@ _CLASSES = {
     "cuda_async_view_memory_resource": CudaAsyncViewMemoryResource,
     "pinned_host_memory_resource": PinnedHostMemoryResource,
     "pool_memory_resource": PoolMemoryResource,
+    "vmm_pool_memory_resource": VmmPoolMemoryResource,
     "arena_memory_resource": ArenaMemoryResource,
     "fixed_size_memory_resource": FixedSizeMemoryResource,
     "binning_memory_resource": BinningMemoryResource,
@@ -705,10 +839,17 @@ def _initialize(
     devices=0,
     logging=False,
     log_file_name=None,
+    vmm_pool_allocator=False,
 ):
     """Set a new resource for each of ``devices`` (see ``rmm.reinitialize``)."""
     upstream = ManagedMemoryResource if managed_memory else CudaMemoryResource
-    if pool_allocator:
+    if vmm_pool_allocator and pool_allocator:
+        raise ValueError("pool_allocator and vmm_pool_allocator cannot both be set")
+    if vmm_pool_allocator and managed_memory:
+        raise ValueError(
+            "vmm_pool_allocator maps device memory: it cannot be used with managed_memory"
+        )
+    if pool_allocator or vmm_pool_allocator:
         kwargs = dict(
             initial_pool_size=None if initial_pool_size is None else parse_size(initial_pool_size, "initial_pool_size"),
             maximum_pool_size=None if maximum_pool_size is None else parse_size(maximum_pool_size, "maximum_pool_size"),
@@ -725,7 +866,9 @@ def _initialize(
     try:
         for device in devices:
             _ffi.set_current_device(device)
-            if pool_allocator:
+            if vmm_pool_allocator:
+                mr = VmmPoolMemoryResource(**kwargs)
+            elif pool_allocator:
                 mr = PoolMemoryResource(upstream(), **kwargs)
             else:
                 mr = upstream()
