@@ -19,6 +19,7 @@ pub mod counters;
 pub mod device;
 pub mod error;
 pub mod ffi;
+pub mod history;
 pub mod logger;
 pub mod mr;
 pub mod runtime;

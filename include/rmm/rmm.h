@@ -612,6 +612,31 @@ rmm_status_t rmm_fixed_size_create(rmm_resource_t upstream,
 rmm_status_t rmm_fixed_size_get_block_size(rmm_resource_t resource, size_t *block_size);
 
 /**
+ * Starts recording allocation events (restarting forgets earlier ones): at most
+ * `max_entries` are kept (0: the default, 100 000), the oldest dropped first; with
+ * `stacks` non-zero each event keeps its host stack (symbols resolved when a snapshot is
+ * written).
+ */
+rmm_status_t rmm_memory_history_enable(size_t max_entries, int32_t stacks);
+
+/**
+ * Stops recording and forgets the events.
+ */
+rmm_status_t rmm_memory_history_disable(void);
+
+/**
+ * Writes `*enabled` = 1 while recording, else 0.
+ */
+rmm_status_t rmm_memory_history_is_enabled(int32_t *enabled);
+
+/**
+ * Writes a memory snapshot (JSON: the recorded events, the live allocations made while
+ * recording, and every resource's segments with their blocks; `docs/memory-history.md`)
+ * to the file `path` (UTF-8), replacing it. Works without recording too (segments only).
+ */
+rmm_status_t rmm_snapshot_write(const char *path);
+
+/**
  * Allocates `bytes` of pinned host memory aligned to `alignment` (a power of two, else
  * `RMM_STATUS_INVALID_ARGUMENT`) and writes it to `out` (NULL for 0 bytes). Alignments
  * above 256 are served by over-allocating.

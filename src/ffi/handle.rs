@@ -171,6 +171,19 @@ impl HandleTable {
     }
 
     /// The resource behind `handle` (a new `Arc`; the handle's count is unchanged).
+    /// Every resource a live handle holds (for memory snapshots).
+    pub(crate) fn live_resources(&self) -> Vec<SharedResource> {
+        let mut out = Vec::new();
+        for index in 0..self.next.load(Ordering::Acquire) {
+            if let Some(slot) = self.slot(index) {
+                if let Some(e) = slot.state.read().value.as_ref() {
+                    out.push(e.resource.clone());
+                }
+            }
+        }
+        out
+    }
+
     pub(crate) fn get(&self, handle: usize) -> Result<SharedResource> {
         let s = self.live(handle)?.state.read();
         Self::check(handle, &s)?;

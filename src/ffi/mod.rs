@@ -28,6 +28,7 @@ mod direct;
 mod failure_callback;
 mod fixed_size;
 mod handle;
+mod history;
 mod host;
 mod limiting;
 mod logging;
@@ -55,6 +56,7 @@ pub use cuda::*;
 pub use cuda_async::*;
 pub use device::*;
 pub use fixed_size::*;
+pub use history::*;
 pub use host::*;
 pub use logging::*;
 pub use managed::*;
@@ -159,4 +161,9 @@ fn downcast<T: 'static>(resource: &SharedResource, handle: rmm_resource_t) -> Re
                 .unwrap_or("resource")
         ))
     })
+}
+
+/// Every resource a live C handle holds (for memory snapshots).
+pub(crate) fn live_resources() -> Vec<SharedResource> {
+    handle::RESOURCES.live_resources()
 }

@@ -123,11 +123,26 @@ pub unsafe extern "C" fn rmm_allocate_async(
     // One lookup of the handle serves both paths (a sub-allocator's call is a few dozen
     // instructions: a second lookup was a sizable share of it).
     let entry = handle::RESOURCES.entry(resource as usize);
+    if crate::history::enabled() {
+        // SAFETY: same contract as this function.
+        return unsafe { recorded_allocate(resource, bytes, stream, ptr) };
+    }
     if let Some(path) = entry.and_then(|e| e.direct) {
         if super::direct::try_allocate(path, bytes, stream as usize, ptr) {
             return rmm_status_t::RMM_STATUS_SUCCESS;
         }
     }
+    checked_allocate(entry, resource, bytes, stream, ptr)
+}
+
+/// `rmm_allocate_async` through the resource (no direct path), reporting every failure.
+fn checked_allocate(
+    entry: Option<&handle::Entry>,
+    resource: rmm_resource_t,
+    bytes: usize,
+    stream: rmm_stream_t,
+    ptr: *mut *mut c_void,
+) -> rmm_status_t {
     guard("rmm_allocate_async", || {
         non_null(ptr, "ptr")?;
         let s = stream_of(stream);
@@ -162,11 +177,34 @@ pub extern "C" fn rmm_deallocate_async(
 ) -> rmm_status_t {
     // One lookup of the handle serves both paths (see `rmm_allocate_async`).
     let entry = handle::RESOURCES.entry(resource as usize);
+    if crate::history::enabled() {
+        let status = checked_deallocate(entry, resource, ptr, bytes, stream);
+        if !ptr.is_null() {
+            let kind = if status == rmm_status_t::RMM_STATUS_SUCCESS {
+                crate::history::EventKind::Free
+            } else {
+                crate::history::EventKind::FreeFailed
+            };
+            record(kind, entry, resource, ptr as usize, bytes, stream);
+        }
+        return status;
+    }
     if let Some(path) = entry.and_then(|e| e.direct) {
         if super::direct::try_deallocate(path, ptr, stream as usize) {
             return rmm_status_t::RMM_STATUS_SUCCESS;
         }
     }
+    checked_deallocate(entry, resource, ptr, bytes, stream)
+}
+
+/// `rmm_deallocate_async` through the resource (no direct path), reporting every failure.
+fn checked_deallocate(
+    entry: Option<&handle::Entry>,
+    resource: rmm_resource_t,
+    ptr: *mut c_void,
+    bytes: usize,
+    stream: rmm_stream_t,
+) -> rmm_status_t {
     guard("rmm_deallocate_async", || {
         let s: Stream = stream_of(stream);
         match entry {
@@ -174,6 +212,74 @@ pub extern "C" fn rmm_deallocate_async(
             None => handle::RESOURCES.with(resource as usize, |r| r.deallocate(ptr, bytes, s)),
         }
     })
+}
+
+/// `rmm_allocate_async` while the memory history records: the checked path, then the event
+/// (and, with `RMM_MEMORY_HISTORY`, a snapshot after running out of memory).
+///
+/// # Safety
+/// As `rmm_allocate_async`.
+#[cold]
+unsafe fn recorded_allocate(
+    resource: rmm_resource_t,
+    bytes: usize,
+    stream: rmm_stream_t,
+    ptr: *mut *mut c_void,
+) -> rmm_status_t {
+    let entry = handle::RESOURCES.entry(resource as usize);
+    let status = checked_allocate(entry, resource, bytes, stream, ptr);
+    if bytes == 0 || ptr.is_null() {
+        return status;
+    }
+    if status == rmm_status_t::RMM_STATUS_SUCCESS {
+        // SAFETY: non-null, and just written by the successful call.
+        let p = unsafe { ptr.read() } as usize;
+        record(
+            crate::history::EventKind::Allocate,
+            entry,
+            resource,
+            p,
+            bytes,
+            stream,
+        );
+    } else {
+        record(
+            crate::history::EventKind::AllocateFailed,
+            entry,
+            resource,
+            0,
+            bytes,
+            stream,
+        );
+        if status == rmm_status_t::RMM_STATUS_OUT_OF_MEMORY {
+            crate::history::out_of_memory();
+        }
+    }
+    status
+}
+
+/// One memory-history event of a C ABI call on `resource`.
+fn record(
+    kind: crate::history::EventKind,
+    entry: Option<&handle::Entry>,
+    resource: rmm_resource_t,
+    ptr: usize,
+    bytes: usize,
+    stream: rmm_stream_t,
+) {
+    let name = entry.map_or("unknown", |e| e.resource.name());
+    let device = crate::runtime::runtime()
+        .map(crate::mr::current_device_or_unknown)
+        .unwrap_or(-1);
+    crate::history::record(
+        kind,
+        ptr,
+        bytes,
+        stream as usize,
+        device,
+        name,
+        resource as usize,
+    );
 }
 
 /// A NUL-terminated copy of a static name, made once per distinct name.

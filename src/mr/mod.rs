@@ -87,6 +87,31 @@ pub use stream_lifetime::{dead_stream_fallbacks, stream_created, stream_destroye
 pub use thread_safe::ThreadSafeResourceAdaptor;
 pub use tracking::{AllocationInfo, TrackingResourceAdaptor};
 
+/// A piece of memory a sub-allocator took and cuts into blocks (see
+/// [`DeviceMemoryResource::segments`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// What it is: `pool_chunk`, `vmm_extent`, `shard_slab`, `arena_superblock`, ...
+    pub kind: &'static str,
+    /// Its first byte.
+    pub addr: usize,
+    /// Its size in bytes.
+    pub size: usize,
+    /// Its blocks in address order, covering it.
+    pub blocks: Vec<SegmentBlock>,
+}
+
+/// One block of a [`Segment`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SegmentBlock {
+    /// Its first byte.
+    pub addr: usize,
+    /// Its size in bytes.
+    pub size: usize,
+    /// `free`, `used`, or what else the resource calls it (`slab`: given to a shard).
+    pub state: &'static str,
+}
+
 /// Alignment of every device allocation, in bytes (RMM's `CUDA_ALLOCATION_ALIGNMENT`).
 pub const ALLOCATION_ALIGNMENT: usize = 256;
 
@@ -112,6 +137,12 @@ pub trait DeviceMemoryResource: Send + Sync + Debug + 'static {
 
     /// For downcasting to the concrete type (introspection through the C ABI).
     fn as_any(&self) -> &dyn Any;
+
+    /// The memory this resource took for sub-allocation (pool chunks, mapped extents, arena
+    /// superblocks, ...), each with its blocks, for memory snapshots; none by default.
+    fn segments(&self) -> Vec<Segment> {
+        Vec::new()
+    }
 
     /// The resource this one allocates from, for adaptors and sub-allocators; `None` for
     /// resources that sit directly on the runtime.

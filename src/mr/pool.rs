@@ -1411,8 +1411,13 @@ impl PoolMemoryResource {
         let rt = inner.streams.runtime();
         let upstream = &self.upstream;
         let mut idle = |stream: Stream| rt.stream_query(stream).unwrap_or(false);
+        let (id, device) = (Arc::as_ptr(&self.core) as usize, inner.streams.device());
         let released = inner.release_free_granules(keep, Some(&mut idle), |addr, size, stream| {
             crate::counters::upstream_free();
+            if crate::history::enabled() {
+                let kind = crate::history::EventKind::Release;
+                crate::history::record(kind, addr, size, stream.0, device, self.name, id);
+            }
             upstream.deallocate(addr as *mut c_void, size, stream)
         });
         self.core.fronts.set_pool_size(inner.pool_size);
@@ -1427,6 +1432,41 @@ impl PoolMemoryResource {
             .inner
             .try_lock()
             .is_some_and(|inner| inner.bytes_free > bytes)
+    }
+
+    /// The global pool's chunks (extents in contiguous mode) and the shards' slabs, each
+    /// with its blocks, after the fronts were emptied.
+    pub fn segments_of(&self, chunk_kind: &'static str) -> Vec<super::Segment> {
+        let mut out = Vec::new();
+        let mut kind = chunk_kind;
+        self.each_structure(|inner| {
+            for c in &inner.chunks {
+                let mut blocks = Vec::new();
+                let mut i = c.first;
+                while i != NIL {
+                    let b = inner.blk(i);
+                    blocks.push(super::SegmentBlock {
+                        addr: b.addr,
+                        size: b.size,
+                        state: match b.state {
+                            State::Free => "free",
+                            State::Slab => "slab",
+                            _ => "used",
+                        },
+                    });
+                    i = b.next_phys;
+                }
+                out.push(super::Segment {
+                    kind,
+                    addr: c.addr,
+                    size: c.size,
+                    blocks,
+                });
+            }
+            // Every structure after the global pool is a shard.
+            kind = "shard_slab";
+        });
+        out
     }
 
     /// Turns per-thread shards on (or off for new requests: memory already in shards
@@ -1508,8 +1548,13 @@ impl PoolMemoryResource {
         let shards = self.reclaim_slabs();
         let mut inner = self.core.inner.lock();
         let upstream = &self.upstream;
+        let (id, device) = (Arc::as_ptr(&self.core) as usize, inner.streams.device());
         let give_back = |addr: usize, size: usize, stream: Stream| {
             crate::counters::upstream_free();
+            if crate::history::enabled() {
+                let kind = crate::history::EventKind::Release;
+                crate::history::record(kind, addr, size, stream.0, device, self.name, id);
+            }
             upstream.deallocate(addr as *mut c_void, size, stream)
         };
         let released = if inner.granule != 0 {
@@ -1612,7 +1657,32 @@ impl PoolMemoryResource {
         }
         inner.add_chunk_at(addr, size, s);
         self.core.fronts.set_pool_size(inner.pool_size);
+        self.note(crate::history::EventKind::Grow, inner, addr, size, stream);
         Ok(())
+    }
+
+    /// A memory-history event of this pool's growth or release, when recording.
+    #[inline]
+    fn note(
+        &self,
+        kind: crate::history::EventKind,
+        inner: &Inner,
+        addr: usize,
+        size: usize,
+        stream: Stream,
+    ) {
+        if crate::history::enabled() {
+            let id = Arc::as_ptr(&self.core) as usize;
+            crate::history::record(
+                kind,
+                addr,
+                size,
+                stream.0,
+                inner.streams.device(),
+                self.name,
+                id,
+            );
+        }
     }
 
     fn oom(&self, inner: &Inner, requested: usize, why: &str) -> Error {
@@ -1763,7 +1833,8 @@ impl PoolMemoryResource {
         let Some(need) = bytes.saturating_sub(tail).checked_next_multiple_of(g) else {
             return Ok(false);
         };
-        if need == 0 || self.maximum.is_some_and(|m| inner.pool_size + need > m) {
+        let over = |m: usize| inner.pool_size.checked_add(need).map_or(true, |t| t > m);
+        if need == 0 || self.maximum.is_some_and(over) {
             return Ok(false);
         }
         // Beyond the request, grow as the pool's rule says (in granules, under the maximum).
@@ -1779,6 +1850,8 @@ impl PoolMemoryResource {
                 crate::counters::upstream_alloc();
                 inner.add_chunk_at(end, size, s);
                 self.core.fronts.set_pool_size(inner.pool_size);
+                let stream = inner.streams.get(s).stream;
+                self.note(crate::history::EventKind::Grow, inner, end, size, stream);
                 return Ok(true);
             }
         }
@@ -1798,7 +1871,10 @@ impl PoolMemoryResource {
         ) else {
             return Err(self.oom(inner, bytes, "maximum pool size exceeded"));
         };
-        if self.maximum.is_some_and(|m| inner.pool_size + bytes > m) {
+        if self
+            .maximum
+            .is_some_and(|m| inner.pool_size.checked_add(bytes).map_or(true, |t| t > m))
+        {
             return Err(self.oom(inner, bytes, "maximum pool size exceeded"));
         }
         if let Some(m) = self.maximum {
@@ -2140,6 +2216,10 @@ impl DeviceMemoryResource for PoolMemoryResource {
 
     fn name(&self) -> &'static str {
         NAME
+    }
+
+    fn segments(&self) -> Vec<super::Segment> {
+        self.segments_of("pool_chunk")
     }
 
     fn as_any(&self) -> &dyn Any {

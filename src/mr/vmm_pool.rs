@@ -397,7 +397,10 @@ impl VmmPoolMemoryResource {
             space.clone(),
             granule,
             initial,
-            maximum.or(Some(reserved)),
+            // Without a maximum the pool grows by its own rule, and the reservation bounds
+            // it (the space refuses runs that do not fit); with the reservation as maximum,
+            // the first request would map half of it.
+            maximum,
         )?;
         Ok(VmmPoolMemoryResource {
             pool,
@@ -511,6 +514,10 @@ impl DeviceMemoryResource for VmmPoolMemoryResource {
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+
+    fn segments(&self) -> Vec<super::Segment> {
+        self.pool.segments_of("vmm_extent")
     }
 
     fn upstream(&self) -> Option<SharedResource> {

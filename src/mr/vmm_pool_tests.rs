@@ -183,18 +183,25 @@ fn release_threshold_shrinks_the_pool_after_frees() {
         ..VmmPoolOptions::default()
     })
     .unwrap();
-    let blocks: Vec<_> = (0..16)
-        .map(|_| p.allocate(2 * g, Stream::DEFAULT).unwrap())
-        .collect();
-    init().stream_synchronize(Stream::DEFAULT).unwrap();
+    // A stream of its own: other tests' work on the default stream must not keep it busy
+    // (only idle streams' memory is unmapped by the threshold).
+    let rt = init();
+    let s = rt.stream_create(Default::default()).unwrap();
+    // Tracked, as rmm's own streams are: a free on a foreign stream records an event there,
+    // which keeps it busy for a moment.
+    crate::mr::stream_created(s).unwrap();
+    let blocks: Vec<_> = (0..16).map(|_| p.allocate(2 * g, s).unwrap()).collect();
+    rt.stream_synchronize(s).unwrap();
     for b in blocks {
-        p.deallocate(b, 2 * g, Stream::DEFAULT).unwrap();
+        p.deallocate(b, 2 * g, s).unwrap();
     }
     assert!(
         p.pool_size() <= 3 * g + 2 * g,
         "{} still mapped",
         p.pool_size()
     );
+    crate::mr::stream_destroyed(s).unwrap();
+    rt.stream_destroy(s).unwrap();
 }
 
 #[test]
@@ -302,4 +309,50 @@ fn many_threads_and_streams_keep_memory_intact() {
     }
     p.release().unwrap();
     assert_eq!(p.pool_size(), 0);
+}
+
+#[test]
+fn grows_on_demand_without_a_maximum() {
+    // A small request maps what the pool's growth rule asks, not the reservation.
+    let Some(p) = pool(0, None, 1 << 30) else {
+        return;
+    };
+    let a = p.allocate(3 << 20, Stream::DEFAULT).unwrap();
+    assert!(
+        p.pool_size() <= 8 << 20,
+        "{} mapped for 3 MiB",
+        p.pool_size()
+    );
+    p.deallocate(a, 3 << 20, Stream::DEFAULT).unwrap();
+    // Filling the reservation ends in out of memory, not in a crash.
+    let mut live = Vec::new();
+    let err = loop {
+        match p.allocate(64 << 20, Stream::DEFAULT) {
+            Ok(q) => live.push(q),
+            Err(e) => break e,
+        }
+    };
+    assert!(matches!(err, Error::OutOfMemory { .. }), "{err}");
+    assert!(p.pool_size() <= p.reserved_size());
+    for q in live {
+        p.deallocate(q, 64 << 20, Stream::DEFAULT).unwrap();
+    }
+}
+
+#[test]
+fn absurd_sizes_with_a_free_tail_are_out_of_memory_and_change_nothing() {
+    // Found by the C-ABI fuzzer: the in-place growth's maximum check overflowed.
+    let Some(p) = pool(0, Some(128 << 20), 1 << 30) else {
+        return;
+    };
+    let a = p.allocate(1 << 20, Stream::DEFAULT).unwrap();
+    let b = p.allocate(1 << 20, Stream::DEFAULT).unwrap();
+    p.deallocate(b, 1 << 20, Stream::DEFAULT).unwrap();
+    let size = p.pool_size();
+    for bytes in [usize::MAX - 1000, usize::MAX / 2, 1 << 40] {
+        let e = p.allocate(bytes, Stream::DEFAULT).unwrap_err();
+        assert!(matches!(e, Error::OutOfMemory { .. }), "{bytes}: {e}");
+        assert_eq!(p.pool_size(), size);
+    }
+    p.deallocate(a, 1 << 20, Stream::DEFAULT).unwrap();
 }
