@@ -546,4 +546,32 @@ mod tests {
         assert!(e.contains("/nonexistent-dir/x.json"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    #[test]
+    fn fixed_size_and_binning_segments_show_live_and_free_blocks() {
+        use crate::mr::{DeviceMemoryResource, FixedSizeMemoryResource};
+        crate::mr::tests::init();
+        let up: SharedResource = Arc::new(crate::mr::CudaMemoryResource::new().unwrap());
+        let fixed = FixedSizeMemoryResource::new(up, 1 << 16, 8).unwrap();
+        let s = crate::Stream::DEFAULT;
+        let ptrs: Vec<_> = (0..3)
+            .map(|_| fixed.allocate(1 << 16, s).unwrap())
+            .collect();
+        fixed.deallocate(ptrs[1], 1 << 16, s).unwrap();
+        let segs = fixed.segments();
+        assert_eq!(segs.len(), 1);
+        assert_eq!(segs[0].kind, "fixed_size_batch");
+        assert_eq!(segs[0].blocks.len(), 8);
+        let used: Vec<_> = segs[0]
+            .blocks
+            .iter()
+            .filter(|b| b.state == "used")
+            .map(|b| b.addr)
+            .collect();
+        assert_eq!(used.len(), 2);
+        assert!(used.contains(&(ptrs[0] as usize)) && used.contains(&(ptrs[2] as usize)));
+        for p in [ptrs[0], ptrs[2]] {
+            fixed.deallocate(p, 1 << 16, s).unwrap();
+        }
+    }
 }

@@ -265,6 +265,16 @@ impl DeviceMemoryResource for BinningMemoryResource {
         }
     }
 
+    /// The segments of its own fixed-size bins (a bin that is another resource is
+    /// described as that resource, under its own name).
+    fn segments(&self) -> Vec<super::Segment> {
+        self.bins()
+            .iter()
+            .filter(|(_, r)| r.as_any().is::<super::FixedSizeMemoryResource>())
+            .flat_map(|(_, r)| r.segments())
+            .collect()
+    }
+
     fn name(&self) -> &'static str {
         NAME
     }

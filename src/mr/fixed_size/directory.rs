@@ -151,6 +151,11 @@ impl Batch {
         self.byte(index).swap(0, Ordering::Relaxed) != 0
     }
 
+    /// Whether block `index` is live (snapshots).
+    pub fn is_live(&self, index: u32) -> bool {
+        self.byte(index).load(Ordering::Relaxed) != 0
+    }
+
     /// Live blocks of this batch (diagnostics and tests).
     pub fn live_count(&self) -> usize {
         self.live

@@ -770,6 +770,28 @@ impl DeviceMemoryResource for FixedSizeMemoryResource {
         Ok(())
     }
 
+    /// Each batch with its blocks, live or free.
+    fn segments(&self) -> Vec<super::Segment> {
+        let geo = &self.state.geo;
+        let batches = self.state.batches.lock();
+        batches
+            .list
+            .iter()
+            .map(|b| super::Segment {
+                kind: "fixed_size_batch",
+                addr: b.base,
+                size: geo.bytes,
+                blocks: (0..geo.blocks)
+                    .map(|k| super::SegmentBlock {
+                        addr: b.base + k * geo.block_size,
+                        size: geo.block_size,
+                        state: if b.is_live(k as u32) { "used" } else { "free" },
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
     fn name(&self) -> &'static str {
         NAME
     }
