@@ -128,6 +128,14 @@ fn replays_the_committed_log_on_every_resource() {
         "arena:64M",
         "--mr",
         "fixed_size:128K",
+        "--mr",
+        "vmm_pool",
+        "--mr",
+        "vmm_pool:4M:64M",
+        "--mr",
+        "async",
+        "--mr",
+        "async:64M",
         "--json",
         json.to_str().unwrap(),
         "--svg",
@@ -145,6 +153,10 @@ fn replays_the_committed_log_on_every_resource() {
         "\"binning:10:16\"",
         "\"arena:64M\"",
         "\"fixed_size:128K\"",
+        "\"vmm_pool\"",
+        "\"vmm_pool:4M:64M\"",
+        "\"async\"",
+        "\"async:64M\"",
     ] {
         assert_eq!(num(&j, r, "allocations"), allocs, "{r}: {j}");
         assert_eq!(num(&j, r, "frees"), allocs, "{r}: {j}");
@@ -156,7 +168,7 @@ fn replays_the_committed_log_on_every_resource() {
     }
     let s = std::fs::read_to_string(&svg).unwrap();
     assert!(
-        s.starts_with("<svg") && s.matches("<polyline").count() == 10,
+        s.starts_with("<svg") && s.matches("<polyline").count() == 18,
         "{s}"
     );
 }

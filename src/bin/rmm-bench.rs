@@ -1,6 +1,14 @@
 //! Allocator benchmark: the workloads of BENCH.md (W1 random, W2 churn, W3 threads,
-//! W4 streams) over any set of resources, always with the runtime's plain malloc and its
-//! async pool as baselines. Prints a table and, with `--json FILE`, writes the same as JSON.
+//! W4 streams, W6 fragmentation) over any set of resources, always with the runtime's plain
+//! malloc and its async pool as baselines. Prints a table and, with `--json FILE`, writes
+//! the same as JSON.
+//!
+//! Resources: `cuda` (the runtime's malloc), `async` (the runtime's stream-ordered pool),
+//! `pool` (the chunked pool), `vmm_pool` (the pool on virtual memory: one reservation,
+//! granules mapped in place), `binning` (bins over a pool), `arena`. For the vmm pool the
+//! "peak upstream" column is its peak mapped memory (its pool size: it has no release
+//! threshold here and nothing releases it before the peak is read, so its size only grows
+//! and the size at the end is the peak).
 //!
 //! Each cell also reports what happened per operation, from [`rmm::counters`] taken around
 //! the measured loop (W3: around all threads, setup and teardown included, while its clock
@@ -9,7 +17,14 @@
 //! upstream calls of sub-allocators, contended resource locks. The JSON has the raw counts
 //! too (`counters`, over `counted_operations`).
 //!
-//! `rmm-bench [--resources cuda,async,...] [--workloads w1,w2,w3,w4] [--json FILE] [--quick]
+//! W6 "fragmentation" (`w6`): each resource on a device of [`W6_DEVICE`] bytes (see [`w6`]):
+//! rounds of allocations that each make the pool grow, all but every fourth block of each
+//! round freed, then one request larger than any chunk the chunked pool took but smaller
+//! than the free bytes; reported: whether that request succeeds, the peak upstream (mapped)
+//! bytes over the peak live bytes, and what the pools still hold after `release()` against
+//! the survivors' bytes.
+//!
+//! `rmm-bench [--resources cuda,async,...] [--workloads w1,w2,w3,w4,w6] [--json FILE] [--quick]
 //! [--w1-cases N:MAX_MIB,...] [--w3-steps N]` (`--w1-cases` runs only those W1 cases, e.g.
 //! `1000:4096`; `--w3-steps` sets the sub-allocators' steps per W3 thread, 200 000 by
 //! default, e.g. 50 000 as in bench-vs-rmm)
@@ -24,17 +39,24 @@ use std::time::Instant;
 use rmm::counters::{self, Counters};
 use rmm::mr::{
     ArenaMemoryResource, BinningMemoryResource, CudaMemoryResource, DeviceMemoryResource,
-    PoolMemoryResource, SharedResource, StatisticsResourceAdaptor,
+    LimitingResourceAdaptor, PoolMemoryResource, SharedResource, StatisticsResourceAdaptor,
+    VmmPoolMemoryResource, VmmPoolOptions,
 };
-use rmm::runtime::{runtime, MemPoolAttr, Runtime, StreamFlags};
+use rmm::runtime::{
+    runtime, MemHandleType, MemPool, MemPoolAttr, MemPoolLocation, MemPoolProps, Runtime,
+    RuntimeErrorKind, StreamFlags,
+};
 use rmm::{Error, Result, Stream};
 
 const MIB: usize = 1 << 20;
 
 /// The runtime's own stream-ordered pool (cudaMallocAsync on the device's default mempool,
-/// release threshold at its maximum): a baseline, not a resource of the library.
+/// release threshold at its maximum; W6: a mempool of its own with a maximum size): a
+/// baseline, not a resource of the library.
 struct RuntimeAsync {
     rt: &'static dyn Runtime,
+    /// `None`: the device's default mempool.
+    pool: Option<MemPool>,
 }
 
 impl std::fmt::Debug for RuntimeAsync {
@@ -45,9 +67,19 @@ impl std::fmt::Debug for RuntimeAsync {
 
 impl DeviceMemoryResource for RuntimeAsync {
     fn allocate(&self, bytes: usize, stream: Stream) -> Result<*mut c_void> {
-        self.rt
-            .malloc_async(bytes, stream)
-            .map_err(|e| Error::runtime(0, e))
+        let r = match self.pool {
+            None => self.rt.malloc_async(bytes, stream),
+            Some(pool) => self.rt.malloc_from_pool_async(bytes, pool, stream),
+        };
+        r.map_err(|e| match e.kind {
+            RuntimeErrorKind::OutOfMemory => Error::OutOfMemory {
+                requested: bytes,
+                resource: "runtime async pool",
+                device: 0,
+                detail: e.to_string(),
+            },
+            _ => Error::runtime(0, e),
+        })
     }
     fn deallocate(&self, ptr: *mut c_void, _bytes: usize, stream: Stream) -> Result<()> {
         self.rt
@@ -72,12 +104,21 @@ enum Sizing {
     /// An arena of this many bytes (an arena cannot grow: W4 looks for the smallest that
     /// runs it, see [`arena_w4`]).
     Arena(usize),
+    /// W6: a device of this many bytes. The runtime's malloc, the pool and the arena take
+    /// their memory through a limiting adaptor of this size (the pool has no maximum, so it
+    /// grows as on a device that fills up); the vmm pool maps at most this much (its
+    /// maximum pool size, so it grows by half the room left, RMM's rule with a maximum);
+    /// the async pool is a mempool of this maximum size; the arena takes all of it.
+    Device(usize),
 }
 
 /// A resource under test and how to read its peak upstream memory.
 struct Subject {
     mr: SharedResource,
     peak: Box<dyn Fn() -> usize>,
+    /// Gives back what the resource can while blocks are live and returns the bytes it
+    /// still holds from the device (W6); `None` where it cannot give anything back.
+    release: Option<Box<dyn Fn() -> Result<usize>>>,
     /// Runs when the subject is done (the async baseline gives its cached memory back, so
     /// the next resource sees the device's free memory).
     cleanup: Option<Box<dyn FnOnce()>>,
@@ -93,11 +134,17 @@ impl Drop for Subject {
 
 fn make(name: &str, sizing: Sizing) -> Result<Subject> {
     let rt = runtime()?;
+    let device: SharedResource = match sizing {
+        Sizing::Device(bytes) => Arc::new(LimitingResourceAdaptor::new(
+            Arc::new(CudaMemoryResource::new()?),
+            bytes,
+            256,
+        )?),
+        _ => Arc::new(CudaMemoryResource::new()?),
+    };
     // The statistics adaptor counts bytes taken from the upstream; its peak is the
     // resource's peak upstream memory.
-    let upstream = Arc::new(StatisticsResourceAdaptor::new(Arc::new(
-        CudaMemoryResource::new()?,
-    )));
+    let upstream = Arc::new(StatisticsResourceAdaptor::new(device));
     let counted = {
         let u = upstream.clone();
         move || u.bytes_counter().peak.max(0) as usize
@@ -107,12 +154,45 @@ fn make(name: &str, sizing: Sizing) -> Result<Subject> {
     let initial = || -> Result<usize> {
         Ok(match sizing {
             Sizing::HalfFree => half()?,
-            Sizing::Grow | Sizing::Arena(_) => 0,
+            Sizing::Grow | Sizing::Arena(_) | Sizing::Device(_) => 0,
         })
     };
+    let mut release: Option<Box<dyn Fn() -> Result<usize>>> = None;
     let mr: SharedResource = match name {
         "cuda" => upstream.clone(),
-        "pool" => Arc::new(PoolMemoryResource::new(up, initial()?, None)?),
+        "pool" => {
+            let pool = Arc::new(PoolMemoryResource::new(up, initial()?, None)?);
+            let p = pool.clone();
+            release = Some(Box::new(move || {
+                p.release()?;
+                Ok(p.pool_size())
+            }));
+            pool
+        }
+        "vmm_pool" => {
+            // Sized as the pool: half of free memory at once (W1–W3), or from nothing (W4,
+            // W6); on W6's device it maps at most the device's bytes.
+            let vmm = Arc::new(VmmPoolMemoryResource::new(VmmPoolOptions {
+                initial_pool_size: initial()?,
+                maximum_pool_size: match sizing {
+                    Sizing::Device(bytes) => Some(bytes),
+                    _ => None,
+                },
+                ..VmmPoolOptions::default()
+            })?);
+            // Its peak mapped memory: without a release threshold the pool size only grows
+            // until release(), which W6 calls after reading the peak.
+            let (v, r) = (vmm.clone(), vmm.clone());
+            return Ok(Subject {
+                mr: vmm,
+                peak: Box::new(move || v.pool_size()),
+                release: Some(Box::new(move || {
+                    r.release()?;
+                    Ok(r.pool_size())
+                })),
+                cleanup: None,
+            });
+        }
         "binning" => {
             let pool: SharedResource = Arc::new(PoolMemoryResource::new(up, initial()?, None)?);
             Arc::new(BinningMemoryResource::with_range(pool, 18, 22)?)
@@ -124,15 +204,30 @@ fn make(name: &str, sizing: Sizing) -> Result<Subject> {
                     (free.saturating_sub(64 * MIB)) & !255
                 }
                 Sizing::Grow => 256 * MIB,
-                Sizing::Arena(size) => size,
+                Sizing::Arena(size) | Sizing::Device(size) => size,
             };
             Arc::new(ArenaMemoryResource::new(up, Some(size), false)?)
         }
         "async" => {
             let dev = rt.get_device().map_err(|e| Error::runtime(-1, e))?;
-            let pool = rt
-                .device_get_default_mem_pool(dev)
-                .map_err(|e| Error::runtime(dev, e))?;
+            let own = match sizing {
+                Sizing::Device(bytes) => Some(
+                    rt.mem_pool_create(&MemPoolProps {
+                        device: dev,
+                        location: MemPoolLocation::Device,
+                        handle_type: MemHandleType::None,
+                        max_size: bytes,
+                    })
+                    .map_err(|e| Error::runtime(dev, e))?,
+                ),
+                _ => None,
+            };
+            let pool = match own {
+                Some(p) => p,
+                None => rt
+                    .device_get_default_mem_pool(dev)
+                    .map_err(|e| Error::runtime(dev, e))?,
+            };
             rt.mem_pool_set_attribute(pool, MemPoolAttr::ReleaseThreshold, u64::MAX)
                 .map_err(|e| Error::runtime(dev, e))?;
             rt.mem_pool_trim_to(pool, 0)
@@ -143,13 +238,27 @@ fn make(name: &str, sizing: Sizing) -> Result<Subject> {
                 rt.mem_pool_get_attribute(pool, MemPoolAttr::ReservedMemHigh)
                     .unwrap_or(0) as usize
             };
+            // What the mempool reserves once its cached memory is trimmed.
+            let release = move || -> Result<usize> {
+                rt.device_synchronize()
+                    .map_err(|e| Error::runtime(dev, e))?;
+                rt.mem_pool_trim_to(pool, 0)
+                    .map_err(|e| Error::runtime(dev, e))?;
+                rt.mem_pool_get_attribute(pool, MemPoolAttr::ReservedMemCurrent)
+                    .map(|v| v as usize)
+                    .map_err(|e| Error::runtime(dev, e))
+            };
             let cleanup = move || {
                 let _ = rt.device_synchronize();
                 let _ = rt.mem_pool_trim_to(pool, 0);
+                if let Some(p) = own {
+                    let _ = rt.mem_pool_destroy(p);
+                }
             };
             return Ok(Subject {
-                mr: Arc::new(RuntimeAsync { rt }),
+                mr: Arc::new(RuntimeAsync { rt, pool: own }),
                 peak: Box::new(peak),
+                release: Some(Box::new(release)),
                 cleanup: Some(Box::new(cleanup)),
             });
         }
@@ -163,11 +272,12 @@ fn make(name: &str, sizing: Sizing) -> Result<Subject> {
     Ok(Subject {
         mr,
         peak: Box::new(counted),
+        release,
         cleanup: None,
     })
 }
 
-const RESOURCES: &[&str] = &["cuda", "async", "pool", "binning", "arena"];
+const RESOURCES: &[&str] = &["cuda", "async", "pool", "vmm_pool", "binning", "arena"];
 
 /// Streams made for a workload, destroyed when dropped (after the resources using them).
 /// They are announced to the library, as `rmm::cuda_stream` / `rmm_stream_create` streams
@@ -517,11 +627,201 @@ fn arena_w4(steps: usize, streams: &[Stream]) -> Result<Sample> {
     }
 }
 
+/// W6's device: every resource gets this many bytes (see [`Sizing::Device`]). Below 128 MiB
+/// the chunked pool grows by chunks of 4 MiB or the request when full (its rule without a
+/// maximum), so the rounds below take it past twenty chunks.
+const W6_DEVICE: usize = 128 * MIB;
+/// W6's rounds: (block size, blocks). Each round asks for more than the chunked pool has
+/// free, so it grows in each (to 22 chunks, the largest 8 MiB, by its growth rule today).
+const W6_ROUNDS: &[(usize, usize)] = &[(2 * MIB, 12), (4 * MIB, 12), (8 * MIB, 6)];
+/// W6 keeps every this-many-th block of each round (the first, the fifth, ...).
+const W6_KEEP_EVERY: usize = 4;
+/// W6's large request: larger than any chunk the chunked pool took (8 MiB), smaller than
+/// the bytes it has free, and more than its device has left once the rounds are done.
+const W6_LARGE: usize = 24 * MIB;
+
+/// What W6 found on one resource.
+struct Frag {
+    sample: Sample,
+    /// The large request's error, `None` when it succeeded.
+    large_error: Option<String>,
+    /// (bytes free, largest free block) of the pool before the large request, where the
+    /// resource is a pool.
+    free_before: Option<(usize, usize)>,
+    survivor_bytes: usize,
+    /// Bytes the resource holds from the device after giving back what it could.
+    held_after_release: Option<usize>,
+}
+
+/// W6 "fragmentation" on `subject` (made with [`Sizing::Device`]): the rounds of
+/// [`W6_ROUNDS`] (each freeing all but every [`W6_KEEP_EVERY`]th of its blocks before the
+/// next starts), then [`W6_LARGE`] bytes at once, then (the large block freed) the
+/// resource's release, then the survivors freed. One run: what counts is the outcome.
+fn w6(subject: &Subject) -> Result<Frag> {
+    let mr = subject.mr.as_ref();
+    let st = Stream::DEFAULT;
+    let (mut live_bytes, mut peak, mut ops, mut failures) = (0usize, 0usize, 0usize, 0usize);
+    let mut survivors: Vec<(*mut c_void, usize)> = Vec::new();
+    let before = counters::snapshot();
+    let start = Instant::now();
+    for &(size, count) in W6_ROUNDS {
+        let mut round = Vec::with_capacity(count);
+        for _ in 0..count {
+            ops += 1;
+            match mr.allocate(size, st) {
+                Ok(p) => {
+                    round.push(Some(p));
+                    live_bytes += size;
+                    peak = peak.max(live_bytes);
+                }
+                Err(Error::OutOfMemory { .. }) => {
+                    failures += 1;
+                    round.push(None);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        for (j, p) in round.into_iter().enumerate() {
+            let Some(p) = p else { continue };
+            if j % W6_KEEP_EVERY == 0 {
+                survivors.push((p, size));
+            } else {
+                mr.deallocate(p, size, st)?;
+                live_bytes -= size;
+                ops += 1;
+            }
+        }
+    }
+    let any = mr.as_any();
+    let free_before = if let Some(p) = any.downcast_ref::<PoolMemoryResource>() {
+        Some((p.bytes_free(), p.largest_free_block()))
+    } else {
+        any.downcast_ref::<VmmPoolMemoryResource>()
+            .map(|v| (v.bytes_free(), v.largest_free_block()))
+    };
+    // The frees' work done first: a stream-ordered pool may count memory whose free is
+    // still queued as in use, and the outcome must not depend on how far the stream got.
+    runtime()?.stream_synchronize(st).ok();
+    ops += 1;
+    let large_error = match mr.allocate(W6_LARGE, st) {
+        Ok(p) => {
+            peak = peak.max(live_bytes + W6_LARGE);
+            mr.deallocate(p, W6_LARGE, st)?;
+            ops += 1;
+            None
+        }
+        Err(e @ Error::OutOfMemory { .. }) => Some(e.to_string()),
+        Err(e) => return Err(e),
+    };
+    runtime()?.stream_synchronize(st).ok();
+    let seconds = start.elapsed().as_secs_f64();
+    let counted = counters::snapshot().since(&before);
+    let peak_upstream = (subject.peak)();
+    let survivor_bytes = live_bytes;
+    let held_after_release = subject.release.as_ref().map(|f| f()).transpose()?;
+    for (p, size) in survivors {
+        mr.deallocate(p, size, st)?;
+    }
+    Ok(Frag {
+        sample: Sample {
+            seconds,
+            ops,
+            peak_upstream,
+            peak_live: peak,
+            failures,
+            counters: counted,
+            counted_ops: ops,
+        },
+        large_error,
+        free_before,
+        survivor_bytes,
+        held_after_release,
+    })
+}
+
+/// W6's row for resource `name`.
+fn w6_row(name: &str) -> Result<Row> {
+    let f = {
+        let subject = make(name, Sizing::Device(W6_DEVICE))?;
+        let f = w6(&subject)?;
+        runtime()?.device_synchronize().ok();
+        f
+    };
+    let mib = |b: usize| b as f64 / MIB as f64;
+    let mut note = format!(
+        "{} MiB request: {}",
+        W6_LARGE / MIB,
+        if f.large_error.is_none() {
+            "ok"
+        } else {
+            "FAILED"
+        }
+    );
+    if let Some((free, largest)) = f.free_before {
+        let _ = write!(
+            note,
+            " (pool free {:.0} MiB, largest free block {:.0} MiB)",
+            mib(free),
+            mib(largest)
+        );
+    }
+    let _ = write!(
+        note,
+        "; peak {} / peak live = {:.2}",
+        if name == "vmm_pool" {
+            "mapped"
+        } else {
+            "upstream"
+        },
+        f.sample.peak_upstream as f64 / f.sample.peak_live.max(1) as f64
+    );
+    if let Some(held) = f.held_after_release {
+        let _ = write!(
+            note,
+            "; after release {:.0} MiB held for {:.0} MiB of survivors ({:.2}x)",
+            mib(held),
+            mib(f.survivor_bytes),
+            held as f64 / f.survivor_bytes.max(1) as f64
+        );
+    }
+    let opt = |v: Option<usize>| v.map_or("null".to_string(), |b| b.to_string());
+    let extra = vec![
+        ("device_bytes", W6_DEVICE.to_string()),
+        ("large_request_bytes", W6_LARGE.to_string()),
+        ("large_request_ok", f.large_error.is_none().to_string()),
+        (
+            "large_request_error",
+            f.large_error
+                .as_ref()
+                .map_or("null".to_string(), |e| format!("{e:?}")),
+        ),
+        (
+            "pool_bytes_free_before_large",
+            opt(f.free_before.map(|x| x.0)),
+        ),
+        (
+            "largest_free_block_before_large",
+            opt(f.free_before.map(|x| x.1)),
+        ),
+        ("survivor_bytes", f.survivor_bytes.to_string()),
+        ("held_after_release_bytes", opt(f.held_after_release)),
+    ];
+    Ok(Row {
+        resource: name.into(),
+        workload: format!("W6 frag {} MiB device", W6_DEVICE / MIB),
+        sample: f.sample,
+        note,
+        extra,
+    })
+}
+
 struct Row {
     resource: String,
     workload: String,
     sample: Sample,
     note: String,
+    /// More JSON fields (name, JSON value), as W6's outcome.
+    extra: Vec<(&'static str, String)>,
 }
 
 /// The W1 cases of BENCH.md: (N, max size in MiB).
@@ -552,6 +852,7 @@ fn run_workload(
                     workload: format!("W1 random N={n} max={max}MiB"),
                     sample: s,
                     note: String::new(),
+                    extra: Vec::new(),
                 });
             }
         }
@@ -565,6 +866,7 @@ fn run_workload(
                 workload: format!("W2 churn {steps} steps"),
                 sample: s,
                 note: String::new(),
+                extra: Vec::new(),
             });
         }
         "w3" => {
@@ -631,6 +933,7 @@ fn run_workload(
                         ..s
                     },
                     note: format!("{:.2} Mpairs/s, scaling {:.2}x", rate / 1e6, rate / base),
+                    extra: Vec::new(),
                 });
             }
         }
@@ -653,15 +956,22 @@ fn run_workload(
                 resource: name.into(),
                 workload: format!("W4 streams {steps} steps"),
                 note: format!(
-                    "peak upstream / peak live = {:.2}{how}",
+                    "peak {} / peak live = {:.2}{how}",
+                    if name == "vmm_pool" {
+                        "mapped"
+                    } else {
+                        "upstream"
+                    },
                     s.peak_upstream as f64 / s.peak_live.max(1) as f64
                 ),
                 sample: s,
+                extra: Vec::new(),
             });
         }
+        "w6" => rows.push(w6_row(name)?),
         other => {
             return Err(Error::invalid(format!(
-                "unknown workload {other:?}; known: w1, w2, w3, w4"
+                "unknown workload {other:?}; known: w1, w2, w3, w4, w6"
             )))
         }
     }
@@ -763,7 +1073,7 @@ fn print_row(r: &Row) {
 /// The command line's synopsis.
 fn usage() -> String {
     format!(
-        "usage: rmm-bench [--resources {}] [--workloads w1,w2,w3,w4] [--json FILE] [--quick] \
+        "usage: rmm-bench [--resources {}] [--workloads w1,w2,w3,w4,w6] [--json FILE] [--quick] \
          [--foreign-streams] [--w1-cases N:MAX_MIB,...] [--w3-steps N]",
         RESOURCES.join(",")
     )
@@ -772,7 +1082,7 @@ fn usage() -> String {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut resources: Vec<String> = RESOURCES.iter().map(|s| s.to_string()).collect();
-    let mut workloads: Vec<String> = ["w1", "w2", "w3", "w4"].map(String::from).to_vec();
+    let mut workloads: Vec<String> = ["w1", "w2", "w3", "w4", "w6"].map(String::from).to_vec();
     let (mut json, mut quick) = (None, false);
     let mut w1_cases = W1_CASES.to_vec();
     let mut it = args.iter();
@@ -823,7 +1133,7 @@ fn main() {
                 let _ = writeln!(
                     std::io::stdout().lock(),
                     "{}\n\nRuns the benchmark workloads (W1 random, W2 churn, W3 threads, W4 \
-                     streams) over each resource and the runtime's baselines, on the runtime \
+                     streams, W6 fragmentation) over each resource and the runtime's baselines, on the runtime \
                      RMM_RUNTIME selects; prints a table and, with --json, writes it to FILE.",
                     usage()
                 );
@@ -853,12 +1163,21 @@ fn main() {
                 print_row(row);
             }
             if let Err(e) = outcome {
-                eprintln!("rmm-bench: {r} {w}: {e}");
+                // A resource the device cannot have (the vmm pool without virtual memory
+                // management) is skipped, not a failed run.
+                let note = match e {
+                    Error::Unsupported(why) => format!("skipped: {why}"),
+                    e => {
+                        eprintln!("rmm-bench: {r} {w}: {e}");
+                        format!("error: {e}")
+                    }
+                };
                 rows.push(Row {
                     resource: r.clone(),
                     workload: w.clone(),
                     sample: Sample::default(),
-                    note: format!("error: {e}"),
+                    note,
+                    extra: Vec::new(),
                 });
                 print_row(rows.last().expect("row just pushed"));
             }
@@ -889,6 +1208,9 @@ fn main() {
             .map(|(k, v)| format!("\"{k}\": {v}"))
             .collect();
         m.insert("counters", format!("{{{}}}", counts.join(", ")));
+        for (k, v) in &r.extra {
+            m.insert(k, v.clone());
+        }
         let fields: Vec<String> = m.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
         let _ = writeln!(
             out,

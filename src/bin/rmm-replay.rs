@@ -6,11 +6,22 @@
 //! rmm-replay LOG [--mr SPEC]... [--json FILE] [--svg FILE] [--skip-bad-lines]
 //! ```
 //! SPEC is a resource spec of `rmm::mr::config` (cuda, pool[:INITIAL[:MAX]],
-//! binning[:MIN:MAX], arena[:SIZE], fixed_size[:BLOCK[:PREALLOC]]); default `pool`.
+//! binning[:MIN:MAX], arena[:SIZE], fixed_size[:BLOCK[:PREALLOC]]), or one of the two this
+//! tool adds: `vmm_pool[:INITIAL[:MAX]]` (the pool on virtual memory, as `pool`: growing
+//! from INITIAL, default 0, mapping at most MAX) and `async[:MAX]` (the runtime's
+//! stream-ordered pool: the device's default mempool, or with MAX a mempool of that maximum
+//! size); default `pool`.
 //!
 //! Each thread keeps its recorded order. A free of a pointer allocated on another thread
 //! waits until that allocation was replayed (recorded pointers are mapped to replayed ones).
 //! Reported per configuration: wall time, peak live bytes, peak upstream bytes, failures.
+//! "Upstream" is what the resource holds from the device: bytes taken from its upstream
+//! (the runtime's malloc) for the library's sub-allocators, the bytes mapped for
+//! `vmm_pool` (its pool size, read after every event), the bytes reserved by the mempool
+//! for `async` (its reserved-memory attributes).
+//!
+//! The exit status is 3 when any allocation failed (the table and the files are written
+//! first), 1 on a bad log or spec, 2 on bad arguments.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::c_void;
@@ -19,8 +30,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::Instant;
 
-use rmm::mr::{config, CudaMemoryResource, DeviceMemoryResource, SharedResource, LOG_HEADER};
-use rmm::{Result, Stream};
+use rmm::mr::{
+    config, CudaMemoryResource, DeviceMemoryResource, SharedResource, VmmPoolMemoryResource,
+    VmmPoolOptions, LOG_HEADER,
+};
+use rmm::runtime::{
+    runtime, MemHandleType, MemPool, MemPoolAttr, MemPoolLocation, MemPoolProps, Runtime,
+    RuntimeErrorKind,
+};
+use rmm::{Error, Result, Stream};
 
 const PENDING: usize = 0;
 const FAILED: usize = usize::MAX;
@@ -251,6 +269,166 @@ impl DeviceMemoryResource for Upstream {
     }
 }
 
+/// The runtime's stream-ordered pool as a resource (`async[:MAX]`).
+struct RuntimeAsync {
+    rt: &'static dyn Runtime,
+    pool: MemPool,
+    /// Whether the pool was made here (destroyed when done) or is the device's default.
+    own: bool,
+}
+
+impl std::fmt::Debug for RuntimeAsync {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("runtime async pool")
+    }
+}
+
+impl RuntimeAsync {
+    fn new(max: Option<usize>) -> Result<Self> {
+        let rt = runtime()?;
+        let dev = rt.get_device().map_err(|e| Error::runtime(-1, e))?;
+        let rt_err = |e| Error::runtime(dev, e);
+        let (pool, own) = match max {
+            Some(max_size) => (
+                rt.mem_pool_create(&MemPoolProps {
+                    device: dev,
+                    location: MemPoolLocation::Device,
+                    handle_type: MemHandleType::None,
+                    max_size,
+                })
+                .map_err(rt_err)?,
+                true,
+            ),
+            None => (rt.device_get_default_mem_pool(dev).map_err(rt_err)?, false),
+        };
+        // Keep what it reserves (as RMM's cuda_async_memory_resource does), starting empty.
+        rt.mem_pool_set_attribute(pool, MemPoolAttr::ReleaseThreshold, u64::MAX)
+            .map_err(rt_err)?;
+        rt.device_synchronize().map_err(rt_err)?;
+        rt.mem_pool_trim_to(pool, 0).map_err(rt_err)?;
+        rt.mem_pool_set_attribute(pool, MemPoolAttr::ReservedMemHigh, 0)
+            .map_err(rt_err)?;
+        Ok(RuntimeAsync { rt, pool, own })
+    }
+
+    fn attribute(&self, attr: MemPoolAttr) -> usize {
+        self.rt.mem_pool_get_attribute(self.pool, attr).unwrap_or(0) as usize
+    }
+}
+
+impl Drop for RuntimeAsync {
+    fn drop(&mut self) {
+        let _ = self.rt.device_synchronize();
+        let _ = self.rt.mem_pool_trim_to(self.pool, 0);
+        if self.own {
+            let _ = self.rt.mem_pool_destroy(self.pool);
+        }
+    }
+}
+
+impl DeviceMemoryResource for RuntimeAsync {
+    fn allocate(&self, bytes: usize, stream: Stream) -> Result<*mut c_void> {
+        self.rt
+            .malloc_from_pool_async(bytes, self.pool, stream)
+            .map_err(|e| match e.kind {
+                RuntimeErrorKind::OutOfMemory => Error::OutOfMemory {
+                    requested: bytes,
+                    resource: "runtime async pool",
+                    device: self.rt.get_device().unwrap_or(-1),
+                    detail: e.to_string(),
+                },
+                _ => Error::runtime(-1, e),
+            })
+    }
+    fn deallocate(&self, ptr: *mut c_void, _bytes: usize, stream: Stream) -> Result<()> {
+        self.rt
+            .free_async(ptr, stream)
+            .map_err(|e| Error::runtime(-1, e))
+    }
+    fn name(&self) -> &'static str {
+        "runtime async pool"
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// How a replayed resource's hold on the device is read.
+enum Held {
+    /// Bytes taken from the counting upstream.
+    Upstream(Arc<Upstream>),
+    /// The vmm pool's size (bytes mapped), read after every event; its peak is the most
+    /// read (the pool has no release threshold here, so its size only grows).
+    Mapped(Arc<VmmPoolMemoryResource>, AtomicUsize),
+    /// The mempool's reserved bytes.
+    Reserved(Arc<RuntimeAsync>),
+}
+
+impl Held {
+    /// Bytes held now (sampled after each replayed event).
+    fn current(&self) -> usize {
+        match self {
+            Held::Upstream(u) => u.current.load(Ordering::Relaxed),
+            Held::Mapped(v, peak) => {
+                let now = v.pool_size();
+                peak.fetch_max(now, Ordering::Relaxed);
+                now
+            }
+            Held::Reserved(a) => a.attribute(MemPoolAttr::ReservedMemCurrent),
+        }
+    }
+
+    /// The most bytes held at once.
+    fn peak(&self) -> usize {
+        match self {
+            Held::Upstream(u) => u.peak.load(Ordering::Relaxed),
+            Held::Mapped(v, peak) => peak.load(Ordering::Relaxed).max(v.pool_size()),
+            Held::Reserved(a) => a.attribute(MemPoolAttr::ReservedMemHigh),
+        }
+    }
+}
+
+/// `INITIAL[:MAX]`-style size arguments of a spec: at most `n` of them.
+fn sizes(spec: &str, args: &[&str], n: usize) -> Result<Vec<usize>> {
+    if args.len() > n {
+        return Err(Error::invalid(format!(
+            "resource spec '{spec}' takes at most {n} size(s)"
+        )));
+    }
+    args.iter().map(|a| config::parse_size(a)).collect()
+}
+
+/// The resource `spec` describes and how to read what it holds.
+fn build(spec: &str) -> Result<(SharedResource, Held)> {
+    let parts: Vec<&str> = spec.split(':').collect();
+    match parts[0] {
+        "vmm_pool" => {
+            let sz = sizes(spec, &parts[1..], 2)?;
+            let v = Arc::new(VmmPoolMemoryResource::new(VmmPoolOptions {
+                initial_pool_size: sz.first().copied().unwrap_or(0),
+                maximum_pool_size: sz.get(1).copied(),
+                ..VmmPoolOptions::default()
+            })?);
+            let start = v.pool_size();
+            Ok((v.clone(), Held::Mapped(v, AtomicUsize::new(start))))
+        }
+        "async" => {
+            let sz = sizes(spec, &parts[1..], 1)?;
+            let a = Arc::new(RuntimeAsync::new(sz.first().copied())?);
+            Ok((a.clone(), Held::Reserved(a)))
+        }
+        _ => {
+            let up = Arc::new(Upstream {
+                inner: Arc::new(CudaMemoryResource::new()?),
+                current: AtomicUsize::new(0),
+                peak: AtomicUsize::new(0),
+            });
+            let mr = config::build(spec, up.clone())?;
+            Ok((mr, Held::Upstream(up)))
+        }
+    }
+}
+
 struct Outcome {
     spec: String,
     seconds: f64,
@@ -265,12 +443,7 @@ struct Outcome {
 }
 
 fn replay(spec: &str, plan: &Plan) -> Result<Outcome> {
-    let up = Arc::new(Upstream {
-        inner: Arc::new(CudaMemoryResource::new()?),
-        current: AtomicUsize::new(0),
-        peak: AtomicUsize::new(0),
-    });
-    let mr = config::build(spec, up.clone())?;
+    let (mr, held) = build(spec)?;
     let ids = plan.allocations + 1;
     let slots: Vec<AtomicUsize> = (0..ids).map(|_| AtomicUsize::new(PENDING)).collect();
     let live = AtomicUsize::new(0);
@@ -284,8 +457,8 @@ fn replay(spec: &str, plan: &Plan) -> Result<Outcome> {
             .threads
             .iter()
             .map(|(_, ops)| {
-                let (mr, up, slots, live, peak_live, seq, barrier) =
-                    (&mr, &up, &slots, &live, &peak_live, &seq, &barrier);
+                let (mr, held, slots, live, peak_live, seq, barrier) =
+                    (&mr, &held, &slots, &live, &peak_live, &seq, &barrier);
                 s.spawn(move || {
                     let (mut a, mut f, mut fail, mut tot) = (0usize, 0usize, 0usize, 0usize);
                     let mut samples = Vec::with_capacity(ops.len());
@@ -330,11 +503,7 @@ fn replay(spec: &str, plan: &Plan) -> Result<Outcome> {
                             }
                         }
                         let i = seq.fetch_add(1, Ordering::Relaxed);
-                        samples.push((
-                            i,
-                            live.load(Ordering::Relaxed),
-                            up.current.load(Ordering::Relaxed),
-                        ));
+                        samples.push((i, live.load(Ordering::Relaxed), held.current()));
                     }
                     (a, f, fail, tot, samples)
                 })
@@ -372,7 +541,7 @@ fn replay(spec: &str, plan: &Plan) -> Result<Outcome> {
         failures,
         total_bytes: total,
         peak_live: peak_live.load(Ordering::Relaxed),
-        peak_upstream: up.peak.load(Ordering::Relaxed),
+        peak_upstream: held.peak(),
         samples,
     })
 }
@@ -481,8 +650,10 @@ fn svg(outcomes: &[Outcome]) -> String {
 fn usage() -> ! {
     eprintln!(
         "usage: rmm-replay LOG [--mr SPEC]... [--json FILE] [--svg FILE] [--skip-bad-lines]\n\
-         SPEC: cuda | pool[:INITIAL[:MAX]] | binning[:MIN_EXP:MAX_EXP] | arena[:SIZE] | \
-         fixed_size[:BLOCK[:PREALLOC]] (default: pool)"
+         SPEC: cuda | pool[:INITIAL[:MAX]] | vmm_pool[:INITIAL[:MAX]] | async[:MAX] | \
+         binning[:MIN_EXP:MAX_EXP] | arena[:SIZE] | fixed_size[:BLOCK[:PREALLOC]] \
+         (default: pool)\n\
+         peak upstream: bytes held from the device (vmm_pool: mapped; async: reserved)"
     );
     std::process::exit(2)
 }
