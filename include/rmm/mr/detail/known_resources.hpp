@@ -39,6 +39,7 @@
 #include <rmm/mr/system_memory_resource.hpp>
 #include <rmm/mr/thread_safe_resource_adaptor.hpp>
 #include <rmm/mr/tracking_resource_adaptor.hpp>
+#include <rmm/mr/vmm_pool_memory_resource.hpp>
 
 namespace rmm {
 RMM_API_NAMESPACE_BEGIN
@@ -95,7 +96,8 @@ rmm_resource_t handle_of_known(Wrapper* wrapper) noexcept
                           failure_callback_resource_adaptor<rmm::bad_alloc>,
                           pinned_host_memory_resource,
                           system_memory_resource,
-                          sam_headroom_memory_resource>(wrapper);
+                          sam_headroom_memory_resource,
+                          vmm_pool_memory_resource>(wrapper);
 }
 
 inline rmm_resource_t find_handle(device_async_resource_ref ref) noexcept
