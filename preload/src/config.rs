@@ -1,15 +1,41 @@
 //! `RMM_PRELOAD_*` configuration: read and validated once, in the library constructor.
+//!
+//! | variable | values |
+//! | --- | --- |
+//! | `RMM_PRELOAD_RESOURCE` | `pool` (default), `vmm_pool`, `arena`, `binning`, `async`, `cuda` (or `hip`), `managed`: see [`Kind`] |
+//! | `RMM_PRELOAD_INITIAL_POOL_SIZE` | bytes (units allowed: `64MiB`, `8GiB`; a multiple of 256) or a percentage of the free memory (`50%`): what `pool`, `vmm_pool`, `binning` and `arena` take at once, `async`'s initial pool |
+//! | `RMM_PRELOAD_MAXIMUM_POOL_SIZE` | as above: the most `pool`, `vmm_pool` and `binning` grow to (refused for the others) |
+//! | `RMM_PRELOAD_SYNC` | `1`/`defer` (default), `device`, `0`: see [`SyncMode`] |
+//! | `RMM_PRELOAD_LOG_FILE` | a CSV log of every allocation and free (`<file>.dev<N>` for device N > 0) |
+//! | `RMM_PRELOAD_STATS` | `1`: statistics on stderr at exit |
+//! | `RMM_PRELOAD_MANAGED` | `1`: `cudaMallocManaged`/`hipMallocManaged` (global attach) served from a pool of managed memory |
 
 use rmm::mr::config::parse_size;
 
-/// Which resource serves intercepted allocations.
+/// Which resource serves intercepted allocations (`RMM_PRELOAD_RESOURCE`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Kind {
+    /// `pool` (the default): `pool_memory_resource` over the runtime's allocator, growing
+    /// by chunks from `RMM_PRELOAD_INITIAL_POOL_SIZE` up to `RMM_PRELOAD_MAXIMUM_POOL_SIZE`.
     Pool,
+    /// `vmm_pool`: `vmm_pool_memory_resource`, the pool on virtual memory: one reserved
+    /// address range (twice the device's memory) into which physical memory is mapped in
+    /// granules as the pool grows, so free memory of every growth merges (no request the
+    /// free bytes could hold fails for want of a contiguous block). Sized by
+    /// `RMM_PRELOAD_INITIAL_POOL_SIZE` (rounded up to the granularity) and
+    /// `RMM_PRELOAD_MAXIMUM_POOL_SIZE` (rounded down to it). Needs virtual memory management
+    /// (CUDA's driver, `libcuda.so.1`, or HIP's `hipMem*`): without it the first
+    /// allocation stops the program with a message saying so.
+    VmmPool,
+    /// `arena`: `arena_memory_resource` of `RMM_PRELOAD_INITIAL_POOL_SIZE` bytes.
     Arena,
+    /// `binning`: `binning_memory_resource` over a `pool` (sized as the pool).
     Binning,
+    /// `async`: `cuda_async_memory_resource` (the runtime's stream-ordered pool).
     Async,
+    /// `cuda` or `hip`: the runtime's allocator, counted and logged only.
     Cuda,
+    /// `managed`: managed memory for every allocation.
     Managed,
 }
 
@@ -120,6 +146,7 @@ impl Config {
             None => Kind::Pool,
             Some(v) => match v.trim().to_ascii_lowercase().as_str() {
                 "" | "pool" => Kind::Pool,
+                "vmm_pool" => Kind::VmmPool,
                 "arena" => Kind::Arena,
                 "binning" => Kind::Binning,
                 "async" => Kind::Async,
@@ -129,7 +156,7 @@ impl Config {
                     return Err(bad(
                         "RMM_PRELOAD_RESOURCE",
                         &v,
-                        "expected pool, arena, binning, async, cuda or managed",
+                        "expected pool, vmm_pool, arena, binning, async, cuda or managed",
                     ))
                 }
             },
@@ -151,11 +178,11 @@ impl Config {
             }
             _ => {}
         }
-        if maximum.is_some() && !matches!(kind, Kind::Pool | Kind::Binning) {
+        if maximum.is_some() && !matches!(kind, Kind::Pool | Kind::VmmPool | Kind::Binning) {
             return Err(bad(
                 "RMM_PRELOAD_MAXIMUM_POOL_SIZE",
                 &get("RMM_PRELOAD_MAXIMUM_POOL_SIZE")?.unwrap_or_default(),
-                "only the pool and binning resources have a maximum size",
+                "only the pool, vmm_pool and binning resources have a maximum size",
             ));
         }
         let log_file = match get("RMM_PRELOAD_LOG_FILE")? {

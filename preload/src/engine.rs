@@ -11,7 +11,7 @@ use parking_lot::Mutex;
 use rmm::mr::{
     ArenaMemoryResource, BinningMemoryResource, CudaAsyncMemoryResource, CudaMemoryResource,
     DeviceMemoryResource, LoggingResourceAdaptor, ManagedMemoryResource, PoolMemoryResource,
-    SharedResource,
+    SharedResource, VmmPoolMemoryResource, VmmPoolOptions,
 };
 use rmm::runtime::{MemHandleType, MemPoolAttr, Runtime, RuntimeChoice, RuntimeKind};
 use rmm::{Error, Stream};
@@ -91,7 +91,8 @@ struct Engine {
     map: Vec<Mutex<HashMap<usize, Entry>>>,
 }
 
-/// Base → size of every block our resources took from the runtime (pool chunks, arenas).
+/// Base → size of every block our resources took from the runtime (pool chunks, arenas, the
+/// address range a `vmm_pool` reserved).
 /// A free of a pointer that is not a live block of ours but lies inside one of these is a
 /// double free or an interior pointer of our memory: forwarding it would let the runtime
 /// free a whole pool chunk, so it is reported and refused instead.
@@ -322,6 +323,19 @@ fn build(rt: &'static dyn Runtime, cfg: &Config, device: i32) -> Result<DeviceSt
             let p = Arc::new(
                 PoolMemoryResource::new(upstream, initial.unwrap_or(0), maximum).map_err(e)?,
             );
+            (p.clone(), Box::new(move || p.bytes_free()))
+        }
+        Kind::VmmPool => {
+            let p = Arc::new(
+                VmmPoolMemoryResource::new(VmmPoolOptions {
+                    initial_pool_size: initial.unwrap_or(0),
+                    maximum_pool_size: maximum,
+                    ..VmmPoolOptions::default()
+                })
+                .map_err(e)?,
+            );
+            // All its memory lies in its reservation, which lives as long as the process.
+            CHUNKS.write().insert(p.reserved_base(), p.reserved_size());
             (p.clone(), Box::new(move || p.bytes_free()))
         }
         Kind::Binning => {

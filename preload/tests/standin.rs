@@ -38,27 +38,32 @@ fn run_cc(args: &[&str]) {
 }
 
 /// The interposer of this test's profile (target/<profile>/librmm_preload.so). `cargo test`
-/// does not build a cdylib for integration tests, so it is built here when missing.
+/// does not build a cdylib for integration tests, so it is built here, once per test
+/// process: cargo leaves an up-to-date library alone, and rebuilds one older than the
+/// sources (a library left by an earlier build would not know newer settings).
 fn preload_library() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    let profile_dir = deps.parent().unwrap();
-    let p = profile_dir.join("librmm_preload.so");
-    if !p.exists() {
-        let mut cmd = Command::new(env!("CARGO"));
-        cmd.args(["build", "-p", "rmm-preload", "--lib"]);
-        if profile_dir.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
-        }
-        let status = cmd.status().expect("run cargo build -p rmm-preload");
-        assert!(status.success(), "cargo build -p rmm-preload failed");
-    }
-    assert!(
-        p.exists(),
-        "librmm_preload.so not found in {}",
-        profile_dir.display()
-    );
-    p
+    static LIBRARY: OnceLock<PathBuf> = OnceLock::new();
+    LIBRARY
+        .get_or_init(|| {
+            let exe = std::env::current_exe().unwrap();
+            let deps = exe.parent().unwrap();
+            let profile_dir = deps.parent().unwrap();
+            let p = profile_dir.join("librmm_preload.so");
+            let mut cmd = Command::new(env!("CARGO"));
+            cmd.args(["build", "-p", "rmm-preload", "--lib"]);
+            if profile_dir.file_name().is_some_and(|n| n == "release") {
+                cmd.arg("--release");
+            }
+            let status = cmd.status().expect("run cargo build -p rmm-preload");
+            assert!(status.success(), "cargo build -p rmm-preload failed");
+            assert!(
+                p.exists(),
+                "librmm_preload.so not found in {}",
+                profile_dir.display()
+            );
+            p
+        })
+        .clone()
 }
 
 /// Builds the stand-in (`libcudart.so.13`, or `libamdhip64.so.6` for HIP) and the test
@@ -464,6 +469,180 @@ fn nothing_intercepted_warns() {
     assert!(out.status.success());
     assert!(
         text(&out.stderr).contains("no allocation was intercepted"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// The stand-in CUDA driver (`libcuda.so.1`: virtual memory management on host memory), in a
+/// directory of its own: only the `vmm_pool` tests put it on the library path.
+fn driver_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c");
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("preload-standin-driver");
+        std::fs::create_dir_all(&dir).unwrap();
+        let lib = dir.join("libcuda.so.1");
+        run_cc(&[
+            "-shared",
+            "-fPIC",
+            "-Wl,-soname,libcuda.so.1",
+            "-o",
+            lib.to_str().unwrap(),
+            src.join("standin_driver.c").to_str().unwrap(),
+            "-lpthread",
+        ]);
+        dir
+    })
+}
+
+/// Runs `exe` of the CUDA stand-in with `RMM_PRELOAD_RESOURCE=vmm_pool`, the stand-in driver
+/// on the library path, and `env`.
+fn run_vmm(exe: &Path, env: &[(&str, &str)]) -> Output {
+    let b = built();
+    let path = format!("{}:{}", b.dir.display(), driver_dir().display());
+    let mut all = vec![
+        ("RMM_PRELOAD_RESOURCE", "vmm_pool"),
+        ("LD_LIBRARY_PATH", path.as_str()),
+    ];
+    all.extend_from_slice(env);
+    run_program(b, exe, true, &all)
+}
+
+/// The stand-in driver's count for `what` (from its exit report on stderr).
+fn driver_count(stderr: &str, what: &str) -> u64 {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("standin-driver:"))
+        .unwrap_or_else(|| panic!("no stand-in driver report in:\n{stderr}"));
+    value_after(line, what) as u64
+}
+
+#[test]
+fn vmm_pool_routes_allocations_and_results_match() {
+    let raw = run(false, &[]);
+    assert_ok(&raw);
+    for env in [
+        &[("RMM_PRELOAD_STATS", "1")][..],
+        &[
+            ("RMM_PRELOAD_STATS", "1"),
+            ("RMM_PRELOAD_INITIAL_POOL_SIZE", "64MiB"),
+            ("RMM_PRELOAD_MAXIMUM_POOL_SIZE", "50%"),
+        ][..],
+        &[("RMM_PRELOAD_STATS", "1"), ("RMM_PRELOAD_SYNC", "0")][..],
+    ] {
+        let out = run_vmm(&built().program, env);
+        assert_ok(&out);
+        let stderr = text(&out.stderr);
+        // Same output: checksum, and NULL / zero-size / foreign / interior / double frees
+        // answered as the runtime answers them.
+        assert_eq!(text(&out.stdout), text(&raw.stdout), "{env:?}\n{stderr}");
+        assert!(stderr.contains("resource VmmPool"), "{stderr}");
+        // Every allocation came from mappings of the driver; the runtime saw only the
+        // program's zero-size cudaMalloc, which is forwarded.
+        assert_eq!(standin_count(&stderr, "cudaMalloc"), 1, "{env:?}\n{stderr}");
+        assert_eq!(standin_count(&stderr, "cudaMallocAsync"), 0, "{stderr}");
+        let mappings = driver_count(&stderr, "cuMemMap");
+        assert!(mappings > 0, "{env:?}\n{stderr}");
+        assert_eq!(driver_count(&stderr, "cuMemCreate"), mappings, "{stderr}");
+        assert_eq!(driver_count(&stderr, "cuMemAddressReserve"), 1, "{stderr}");
+        assert!(
+            stderr.contains("device 0: allocations 72001, frees 72001"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("foreign frees 1, NULL/zero-size 2"),
+            "{stderr}"
+        );
+        // A double or interior free inside the reservation is refused, never forwarded.
+        assert!(
+            stderr.contains("refused frees (double/interior) 2"),
+            "{stderr}"
+        );
+        assert!(
+            standin_count(&stderr, "device_synchronize") < 10,
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn vmm_pool_defers_reuse_and_a_full_pool_waits() {
+    let b = built();
+    let raw = run_program(b, &b.defer, false, &[]);
+    assert_ok(&raw);
+    let out = run_vmm(&b.defer, &[("RMM_PRELOAD_STATS", "1")]);
+    assert_ok(&out);
+    let stderr = text(&out.stderr);
+    assert_eq!(text(&out.stdout), text(&raw.stdout), "{stderr}");
+    assert!(stderr.contains("allocations 209, frees 209"), "{stderr}");
+    // 4 MiB, two granules of the stand-in driver: blocks still waiting for their kernels
+    // must be waited for, not turned into failures.
+    let out = run_vmm(
+        &b.defer,
+        &[
+            ("RMM_PRELOAD_STATS", "1"),
+            ("RMM_PRELOAD_INITIAL_POOL_SIZE", "4MiB"),
+            ("RMM_PRELOAD_MAXIMUM_POOL_SIZE", "4MiB"),
+        ],
+    );
+    assert_ok(&out);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("corrupt 0 failures 0"), "{stdout}");
+    let stderr = text(&out.stderr);
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("deferred reuse: seals"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        value_after(line, "batches") > 0,
+        "no wait for pending blocks: {line}"
+    );
+    assert!(stderr.contains("failed 0"), "{stderr}");
+    assert!(driver_count(&stderr, "peak_bytes") <= 4 << 20, "{stderr}");
+}
+
+#[test]
+fn vmm_pool_without_virtual_memory_management_or_with_bad_sizes_stops_the_program() {
+    // The stand-in runtime alone, without the driver: no virtual memory management. The
+    // first allocation stops the program, saying why.
+    let out = run(true, &[("RMM_PRELOAD_RESOURCE", "vmm_pool")]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("cannot create the VmmPool resource on device 0"),
+        "{stderr}"
+    );
+    // A maximum beyond the stand-in's 1 GiB device.
+    let out = run_vmm(
+        &built().program,
+        &[("RMM_PRELOAD_MAXIMUM_POOL_SIZE", "4GiB")],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("RMM_PRELOAD_MAXIMUM_POOL_SIZE=4294967296 exceeds"),
+        "{stderr}"
+    );
+    // The resource's name is one of those the error lists; the maximum is accepted for it
+    // (refused for the arena).
+    let out = run(true, &[("RMM_PRELOAD_RESOURCE", "vmm")]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("vmm_pool"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = run(
+        true,
+        &[
+            ("RMM_PRELOAD_RESOURCE", "arena"),
+            ("RMM_PRELOAD_MAXIMUM_POOL_SIZE", "64MiB"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("only the pool, vmm_pool and binning resources"),
         "{}",
         text(&out.stderr)
     );
