@@ -1846,7 +1846,12 @@ impl PoolMemoryResource {
             want = want.min(m - inner.pool_size);
         }
         for size in [want, need] {
-            if space.map_at(end, size)? {
+            // Out of memory for the larger try: the smaller may still fit.
+            let mapped = match space.map_at(end, size) {
+                Err(Error::OutOfMemory { .. }) if size > need => false,
+                r => r?,
+            };
+            if mapped {
                 crate::counters::upstream_alloc();
                 inner.add_chunk_at(end, size, s);
                 self.core.fronts.set_pool_size(inner.pool_size);

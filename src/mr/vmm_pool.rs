@@ -154,6 +154,20 @@ impl VirtualSpace {
     /// Maps granules `from..to` (all unmapped); on failure unmaps what it mapped.
     fn map_granules(&self, g: &mut [Option<PhysicalHandle>], from: usize, to: usize) -> Result<()> {
         let size = self.granule;
+        // A request the device cannot hold fails before any mapping: finding out by
+        // mapping granule after granule costs a create and a map each, then their undoing.
+        if self.rt.get_device().is_ok_and(|d| d == self.device) {
+            if let Ok(info) = self.rt.mem_get_info() {
+                if info.free < (to - from) * size {
+                    return Err(Error::OutOfMemory {
+                        requested: (to - from) * size,
+                        resource: SPACE_NAME,
+                        device: self.device,
+                        detail: format!("the device has {} bytes free", info.free),
+                    });
+                }
+            }
+        }
         for k in from..to {
             let addr = self.base + k * size;
             let mapped = self.rt.vmm_create(size, self.device).and_then(|h| {

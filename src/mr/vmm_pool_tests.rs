@@ -356,3 +356,30 @@ fn absurd_sizes_with_a_free_tail_are_out_of_memory_and_change_nothing() {
     }
     p.deallocate(a, 1 << 20, Stream::DEFAULT).unwrap();
 }
+
+#[test]
+fn growth_falls_back_to_what_the_free_tail_lacks() {
+    // The pool's rule asks for more than the device has left: the in-place growth must
+    // then map only what the request lacks beyond the free tail.
+    let rt = init();
+    if rt.kind() != crate::runtime::RuntimeKind::Host {
+        return;
+    }
+    let Some(p) = pool(0, None, 1 << 30) else {
+        return;
+    };
+    let g = p.granularity();
+    let free = rt.mem_get_info().unwrap().free;
+    // Leave the device about three granules free beyond this pool's first growth.
+    let filler = crate::mr::CudaMemoryResource::new().unwrap();
+    let a = p.allocate(g / 2, Stream::DEFAULT).unwrap();
+    let left = rt.mem_get_info().unwrap().free;
+    let hog_bytes = left - 3 * g;
+    let hog = filler.allocate(hog_bytes, Stream::DEFAULT).unwrap();
+    let b = p.allocate(3 * g, Stream::DEFAULT);
+    filler.deallocate(hog, hog_bytes, Stream::DEFAULT).unwrap();
+    let b = b.expect("the free tail plus the device's last granules hold it");
+    p.deallocate(b, 3 * g, Stream::DEFAULT).unwrap();
+    p.deallocate(a, g / 2, Stream::DEFAULT).unwrap();
+    assert!(free >= p.pool_size());
+}
