@@ -1074,8 +1074,17 @@ impl Inner {
                 }
                 s0 = d;
             }
-            let lo = b.addr.next_multiple_of(g);
             let hi = (b.addr + b.size) / g * g;
+            let mut lo = b.addr.next_multiple_of(g);
+            if keep > 0 {
+                // Give back only what is above `keep`, from the block's top (its bottom stays,
+                // where it may merge with what lies below).
+                let excess = (self.bytes_free - keep) / g * g;
+                if excess == 0 {
+                    break;
+                }
+                lo = lo.max(hi - excess.min(hi - lo));
+            }
             let c = self
                 .chunks
                 .iter()
@@ -1838,7 +1847,10 @@ impl PoolMemoryResource {
             return Ok(false);
         }
         // Beyond the request, grow as the pool's rule says (in granules, under the maximum).
-        let mut want = size_to_grow(need, inner.pool_size, self.maximum)
+        // Growth here is cheap to undo (release unmaps any free granule), so the pool grows
+        // by its unbounded rule even under a maximum (RMM's rule, half the room left, would
+        // map gigabytes for a first small request); the maximum caps it below.
+        let mut want = size_to_grow(need, inner.pool_size, None)
             .and_then(|w| w.checked_next_multiple_of(g))
             .unwrap_or(need)
             .max(need);
@@ -1872,7 +1884,18 @@ impl PoolMemoryResource {
         let granules = |n: usize| n.checked_next_multiple_of(g);
         let (Some(bytes), Some(mut try_size)) = (
             granules(bytes),
-            size_to_grow(bytes, inner.pool_size, self.maximum).and_then(granules),
+            // Contiguous mode grows by the unbounded rule under a maximum too (see
+            // `grow_in_place`); the room check and cap below keep the maximum.
+            size_to_grow(
+                bytes,
+                inner.pool_size,
+                if inner.granule != 0 {
+                    None
+                } else {
+                    self.maximum
+                },
+            )
+            .and_then(granules),
         ) else {
             return Err(self.oom(inner, bytes, "maximum pool size exceeded"));
         };

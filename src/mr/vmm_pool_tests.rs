@@ -383,3 +383,55 @@ fn growth_falls_back_to_what_the_free_tail_lacks() {
     p.deallocate(a, g / 2, Stream::DEFAULT).unwrap();
     assert!(free >= p.pool_size());
 }
+
+#[test]
+fn release_after_a_small_block_gives_everything_back() {
+    let Some(p) = pool(0, Some(8 << 30), 16 << 30) else {
+        return;
+    };
+    let a = p.allocate(1000, Stream::DEFAULT).unwrap();
+    p.deallocate(a, 1000, Stream::DEFAULT).unwrap();
+    let mapped = p.pool_size();
+    assert!(mapped > 0);
+    assert_eq!(p.release().unwrap(), mapped);
+    assert_eq!(p.pool_size(), 0);
+}
+
+#[test]
+fn release_threshold_keeps_that_much_mapped_and_small_requests_map_little() {
+    init();
+    let Some(probe) = pool(0, None, 64 << 20) else {
+        return;
+    };
+    let g = probe.granularity();
+    drop(probe);
+    let p = VmmPoolMemoryResource::new(VmmPoolOptions {
+        maximum_pool_size: Some(1 << 30),
+        reserved_size: Some(2 << 30),
+        release_threshold: Some(64 << 20),
+        ..VmmPoolOptions::default()
+    })
+    .unwrap();
+    // A small first request maps a few granules, not half of the maximum.
+    let a = p.allocate(1000, Stream::DEFAULT).unwrap();
+    assert!(
+        p.pool_size() <= 4 * g.max(1 << 20),
+        "{} mapped",
+        p.pool_size()
+    );
+    p.deallocate(a, 1000, Stream::DEFAULT).unwrap();
+    let rt = init();
+    let s = rt.stream_create(Default::default()).unwrap();
+    crate::mr::stream_created(s).unwrap();
+    let big = p.allocate(512 << 20, s).unwrap();
+    rt.stream_synchronize(s).unwrap();
+    p.deallocate(big, 512 << 20, s).unwrap();
+    // Freed down to the threshold, not below it.
+    let free = p.bytes_free();
+    assert!(
+        free >= 64 << 20 && free <= (64 << 20) + 2 * g,
+        "{free} free"
+    );
+    crate::mr::stream_destroyed(s).unwrap();
+    rt.stream_destroy(s).unwrap();
+}
