@@ -219,10 +219,23 @@ fn event_json(e: &Event) -> Value {
     })
 }
 
-/// The resources a snapshot describes: every live C handle and each device's current
-/// resource, with the resources under them, each once.
+/// Resources made outside the C ABI that snapshots should describe (the interposer's).
+static EXTRA: Mutex<Vec<std::sync::Weak<dyn crate::mr::DeviceMemoryResource>>> =
+    Mutex::new(Vec::new());
+
+/// Makes snapshots describe `resource` (and what lies under it) while it lives, for
+/// resources that no C handle or per-device entry holds.
+pub fn describe(resource: &SharedResource) {
+    let mut extra = EXTRA.lock();
+    extra.retain(|w| w.strong_count() > 0);
+    extra.push(Arc::downgrade(resource));
+}
+
+/// The resources a snapshot describes: every live C handle, each device's current
+/// resource and those given to [`describe`], with the resources under them, each once.
 fn resources() -> Vec<SharedResource> {
     let mut out: Vec<SharedResource> = crate::ffi::live_resources();
+    out.extend(EXTRA.lock().iter().filter_map(std::sync::Weak::upgrade));
     if let Ok(rt) = crate::runtime::runtime() {
         for d in 0..rt.device_count().unwrap_or(0) {
             if let Ok(r) = crate::mr::get_per_device_resource(d) {
@@ -365,7 +378,7 @@ pub(crate) fn init_from_env() {
 /// After an allocation failed for lack of memory: with `RMM_MEMORY_HISTORY`, writes the
 /// snapshot now (the state that failed is what the user wants to see).
 #[cold]
-pub(crate) fn out_of_memory() {
+pub fn out_of_memory() {
     if let Some(path) = env_path() {
         if let Err(e) = write_snapshot(path) {
             eprintln!("rmm: {e}");

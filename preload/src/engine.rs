@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use parking_lot::Mutex;
+use rmm::history::EventKind;
 use rmm::mr::{
     ArenaMemoryResource, BinningMemoryResource, CudaAsyncMemoryResource, CudaMemoryResource,
     DeviceMemoryResource, LoggingResourceAdaptor, ManagedMemoryResource, PoolMemoryResource,
@@ -386,6 +387,8 @@ fn build(rt: &'static dyn Runtime, cfg: &Config, device: i32) -> Result<DeviceSt
             (l.clone() as SharedResource, Some(l))
         }
     };
+    // Memory snapshots (RMM_MEMORY_HISTORY) describe the interposer's resource too.
+    rmm::history::describe(&main);
     Ok(DeviceState {
         main,
         free_bytes,
@@ -506,9 +509,18 @@ impl Engine {
             Ok(p) => p,
             Err(e) => {
                 st.stats.failed.fetch_add(1, Relaxed);
+                if rmm::history::enabled() {
+                    note(EventKind::AllocateFailed, &res, 0, size, stream, device);
+                    if is_out_of_memory(&e) {
+                        rmm::history::out_of_memory();
+                    }
+                }
                 return Err(error_code(&e));
             }
         };
+        if rmm::history::enabled() {
+            note(EventKind::Allocate, &res, p as usize, size, stream, device);
+        }
         self.map[shard(p as usize)].lock().insert(
             p as usize,
             Entry {
@@ -578,6 +590,18 @@ impl Engine {
         let Some(st) = self.devices[entry.device as usize].get() else {
             return Route::Done(Err(UNKNOWN));
         };
+        if rmm::history::enabled() {
+            let res = st.main.clone();
+            let s = stream.unwrap_or(Stream::DEFAULT);
+            note(
+                EventKind::Free,
+                &res,
+                ptr as usize,
+                entry.size,
+                s,
+                entry.device,
+            );
+        }
         let cfg = config();
         if stream.is_none() && defers(cfg) {
             // No runtime call: the block waits in its device's open list (deferred.rs).
@@ -643,6 +667,21 @@ impl Engine {
         }
         Route::Done(status)
     }
+}
+
+/// A memory-history event of the program's call (`RMM_MEMORY_HISTORY` records from the
+/// start under the interposer too).
+#[cold]
+fn note(
+    kind: EventKind,
+    res: &SharedResource,
+    ptr: usize,
+    size: usize,
+    stream: Stream,
+    device: i32,
+) {
+    let id = Arc::as_ptr(res) as *const () as usize;
+    rmm::history::record(kind, ptr, size, stream.0, device, res.name(), id);
 }
 
 /// Frees `ptr` (non-null) if we made it; `stream` is `None` for the synchronous free.

@@ -418,6 +418,38 @@ fn log_file_is_written() {
 }
 
 #[test]
+fn memory_history_snapshot_is_written_at_exit() {
+    let path = built().dir.join("preload-history.json");
+    let _ = std::fs::remove_file(&path);
+    let out = run(
+        true,
+        &[
+            ("RMM_MEMORY_HISTORY", path.to_str().unwrap()),
+            ("RMM_MEMORY_HISTORY_MAX_ENTRIES", "1000"),
+        ],
+    );
+    assert_ok(&out);
+    let json = std::fs::read_to_string(&path).expect("the snapshot was written at exit");
+    assert!(
+        json.contains("\"schema_version\":1"),
+        "{}",
+        &json[..json.len().min(300)]
+    );
+    // The program's allocations and frees, through the interposer's pool, in a full ring.
+    assert!(json.contains("\"action\":\"allocate\""));
+    assert!(json.contains("\"action\":\"free\""));
+    assert!(json.contains("\"events_dropped\":"));
+    assert!(
+        !json.contains("\"events_dropped\":0,"),
+        "72 001 allocations overflow 1000 entries"
+    );
+    assert!(
+        json.contains("\"kind\":\"pool_chunk\""),
+        "the pool's chunks are segments"
+    );
+}
+
+#[test]
 fn bad_environment_fails_at_start() {
     for (var, value) in [
         ("RMM_PRELOAD_RESOURCE", "bogus"),
