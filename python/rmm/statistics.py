@@ -5,27 +5,39 @@ Statistics are "enabled" when the current device resource is a
 one, ``get/push/pop_statistics()`` read its counter frames, ``statistics()`` enables them for
 a block, and ``profiler`` records per-function (or per-block) numbers into
 ``ProfilerRecords``.
+
+The memory history (``record_memory_history``, ``dump_snapshot``, ``memory_snapshot``,
+``is_recording_memory_history``) records every allocation and free made through librmm.so,
+from Python, C and C++ alike, and writes snapshots as JSON (``docs/memory-history.md``).
 """
 
 import inspect
+import json
+import os
+import tempfile
 import threading
 from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import wraps
-from typing import Dict, Literal, Optional
+from typing import Any, Dict, Literal, Optional, Union
 
 import rmm.mr
+from rmm import _ffi
 
 __all__ = [
     "ProfilerRecords",
     "Statistics",
     "default_profiler_records",
+    "dump_snapshot",
     "enable_statistics",
     "get_statistics",
+    "is_recording_memory_history",
+    "memory_snapshot",
     "pop_statistics",
     "profiler",
     "push_statistics",
+    "record_memory_history",
     "statistics",
 ]
 
@@ -277,3 +289,104 @@ def profiler(*, records: ProfilerRecords = default_profiler_records, name: str =
         means ``file:line(qualname)`` of the function.
     """
     return _Profiler(records, name)
+
+
+# ---- memory history and snapshots ---------------------------------------------------------
+
+#: Events kept by default (the C ABI's default too).
+DEFAULT_MAX_ENTRIES = 100_000
+
+
+def record_memory_history(
+    enabled: Union[bool, str, None] = True,
+    max_entries: int = DEFAULT_MAX_ENTRIES,
+    stacks: Union[bool, str, None] = False,
+) -> None:
+    """Start or stop recording the memory history: every allocation, free and failed
+    allocation made through librmm.so (from Python, C and C++; any resource), and the pools'
+    growth and release, go into a bounded ring of events that ``dump_snapshot`` and
+    ``memory_snapshot`` write out. Shaped after PyTorch's
+    ``torch.cuda.memory._record_memory_history``.
+
+    Starting while recording restarts: the events recorded so far are forgotten. Stopping
+    forgets them too, so take the snapshot first. ``RMM_MEMORY_HISTORY=<path>`` in the
+    environment records from the start of the process and writes the snapshot to ``path`` at
+    exit and after an allocation runs out of memory.
+
+    Parameters
+    ----------
+    enabled
+        ``True`` or ``"all"``: record (the default). ``False`` or ``None``: stop.
+        ``"state"`` (PyTorch's "live allocations only"): record with ``max_entries=1``, so the
+        snapshot lists the live allocations and the segments but keeps no history.
+    max_entries
+        The most events kept (at least 1); the oldest go first. The live allocations a
+        snapshot lists are not bounded by it.
+    stacks
+        ``True`` or ``"all"``: each event keeps its native host stack (C, C++ and Rust frames;
+        symbols are resolved when a snapshot is written). Python frames are not recorded,
+        so PyTorch's ``"python"`` is refused. ``False`` or ``None``: no stacks.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``enabled`` or ``stacks``, or ``max_entries`` below 1.
+    TypeError
+        If ``max_entries`` is not an int.
+    """
+    if enabled is False or enabled is None:
+        _ffi.memory_history_disable()
+        return
+    if enabled is True or enabled == "all":
+        pass
+    elif enabled == "state":
+        max_entries = 1
+    else:
+        raise ValueError(
+            f"enabled={enabled!r}: expected True, False, None, 'all' or 'state'"
+        )
+    if stacks is True or stacks == "all":
+        record_stacks = True
+    elif stacks is False or stacks is None:
+        record_stacks = False
+    elif stacks == "python":
+        raise ValueError(
+            "stacks='python': Python frames are not recorded; stacks=True records the "
+            "native (C, C++, Rust) frames"
+        )
+    else:
+        raise ValueError(f"stacks={stacks!r}: expected True, False, None or 'all'")
+    if isinstance(max_entries, bool) or not isinstance(max_entries, int):
+        raise TypeError(f"max_entries must be an int, not {type(max_entries).__name__}")
+    if max_entries < 1:
+        raise ValueError(f"max_entries={max_entries}: keep at least one event")
+    _ffi.memory_history_enable(max_entries, record_stacks)
+
+
+def is_recording_memory_history() -> bool:
+    """Whether the memory history is being recorded (by ``record_memory_history``, the C or
+    C++ API, or ``RMM_MEMORY_HISTORY``)."""
+    return _ffi.memory_history_is_enabled()
+
+
+def dump_snapshot(path: Union[str, "os.PathLike[str]"]) -> None:
+    """Write a memory snapshot to the file ``path`` (JSON, replacing the file).
+
+    The snapshot holds the recorded events still in the ring (``events``; each with
+    ``action``: allocate, free, allocate_failed, free_failed, grow or release, ``address``,
+    ``size``, ``stream``, ``device``, ``resource``, ``thread`` and, with stacks, ``frames``),
+    the allocations made while recording that are still live (``live``), and every
+    resource's segments (pool chunks and the like, with ``blocks`` covering each). Without
+    recording, only the segments. ``rmm-viz`` renders it as HTML. PyTorch's
+    ``_dump_snapshot`` writes a pickle; this writes JSON.
+    """
+    _ffi.snapshot_write(os.fsdecode(os.fspath(path)))
+
+
+def memory_snapshot() -> Dict[str, Any]:
+    """The memory snapshot that ``dump_snapshot`` writes, as a dict (parsed JSON)."""
+    with tempfile.TemporaryDirectory(prefix="rmm-snapshot-") as d:
+        path = os.path.join(d, "snapshot.json")
+        _ffi.snapshot_write(path)
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)

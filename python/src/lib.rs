@@ -8,7 +8,7 @@
 
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
 
 use pyo3::exceptions::{
     PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PySystemExit, PyTypeError, PyValueError,
@@ -204,6 +204,11 @@ extern "C" {
     fn rmm_driver_get_version(version: *mut i32) -> Status;
     fn rmm_device_get_attribute(value: *mut i32, attr: i32, device: i32) -> Status;
     fn rmm_device_get_name(name: *mut c_char, len: usize, device: i32) -> Status;
+
+    fn rmm_memory_history_enable(max_entries: usize, stacks: i32) -> Status;
+    fn rmm_memory_history_disable() -> Status;
+    fn rmm_memory_history_is_enabled(enabled: *mut i32) -> Status;
+    fn rmm_snapshot_write(path: *const c_char) -> Status;
 }
 
 // ---- errors ------------------------------------------------------------------------------
@@ -1525,7 +1530,165 @@ fn library_path() -> PyResult<String> {
     Ok(cstr(info.dli_fname))
 }
 
+// ---- memory history and snapshots ----------------------------------------------------------
+
+/// Starts recording allocation events (restarting forgets the earlier ones): at most
+/// `max_entries` kept, the oldest dropped first; with `stacks`, each event keeps its native
+/// host stack.
+#[pyfunction]
+#[pyo3(signature = (max_entries=100_000, stacks=false))]
+fn memory_history_enable(py: Python<'_>, max_entries: usize, stacks: bool) -> PyResult<()> {
+    if max_entries == 0 {
+        return Err(PyValueError::new_err(
+            "max_entries must be at least 1 (the number of events kept)",
+        ));
+    }
+    quick(py, || {
+        check(unsafe { rmm_memory_history_enable(max_entries, i32::from(stacks)) })
+    })
+}
+
+/// Stops recording and forgets the recorded events.
+#[pyfunction]
+fn memory_history_disable(py: Python<'_>) -> PyResult<()> {
+    quick(py, || check(unsafe { rmm_memory_history_disable() }))
+}
+
+/// Whether allocation events are being recorded.
+#[pyfunction]
+fn memory_history_is_enabled(py: Python<'_>) -> PyResult<bool> {
+    quick(py, || {
+        let mut on = 0i32;
+        check(unsafe { rmm_memory_history_is_enabled(&mut on) })?;
+        Ok(on != 0)
+    })
+}
+
+/// Writes a memory snapshot (JSON) to the file `path`, replacing it.
+#[pyfunction]
+fn snapshot_write(py: Python<'_>, path: &str) -> PyResult<()> {
+    let p = CString::new(path).map_err(|_| PyValueError::new_err("path contains NUL"))?;
+    // Stack symbols are resolved here: the GIL is released while the file is written.
+    let addr = p.as_ptr() as usize;
+    call(py, move || {
+        check(unsafe { rmm_snapshot_write(addr as *const c_char) })
+    })
+}
+
 // ---- PyTorch's pluggable allocator ---------------------------------------------------------
+
+/// Devices whose `rmm_torch_*` traffic is counted (higher device numbers are not counted).
+const TORCH_DEVICES: usize = 64;
+
+/// What `rmm_torch_allocate` / `rmm_torch_deallocate` did on one device: PyTorch's
+/// `memory_stats()` counters (`allocated_bytes.all.*`, `allocation.all.*`, `num_ooms`).
+struct TorchCounters {
+    bytes_current: AtomicI64,
+    bytes_peak: AtomicI64,
+    bytes_allocated: AtomicU64,
+    bytes_freed: AtomicU64,
+    count_current: AtomicI64,
+    count_peak: AtomicI64,
+    count_allocated: AtomicU64,
+    count_freed: AtomicU64,
+    ooms: AtomicU64,
+}
+
+#[allow(clippy::declare_interior_mutable_const)]
+const TORCH_ZERO: TorchCounters = TorchCounters {
+    bytes_current: AtomicI64::new(0),
+    bytes_peak: AtomicI64::new(0),
+    bytes_allocated: AtomicU64::new(0),
+    bytes_freed: AtomicU64::new(0),
+    count_current: AtomicI64::new(0),
+    count_peak: AtomicI64::new(0),
+    count_allocated: AtomicU64::new(0),
+    count_freed: AtomicU64::new(0),
+    ooms: AtomicU64::new(0),
+};
+
+static TORCH_STATS: [TorchCounters; TORCH_DEVICES] = [TORCH_ZERO; TORCH_DEVICES];
+
+fn torch_counters(device: c_int) -> Option<&'static TorchCounters> {
+    usize::try_from(device)
+        .ok()
+        .and_then(|d| TORCH_STATS.get(d))
+}
+
+impl TorchCounters {
+    fn allocated(&self, size: usize) {
+        let b = self.bytes_current.fetch_add(size as i64, Ordering::Relaxed) + size as i64;
+        self.bytes_peak.fetch_max(b, Ordering::Relaxed);
+        self.bytes_allocated
+            .fetch_add(size as u64, Ordering::Relaxed);
+        let n = self.count_current.fetch_add(1, Ordering::Relaxed) + 1;
+        self.count_peak.fetch_max(n, Ordering::Relaxed);
+        self.count_allocated.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn freed(&self, size: usize) {
+        self.bytes_current.fetch_sub(size as i64, Ordering::Relaxed);
+        self.bytes_freed.fetch_add(size as u64, Ordering::Relaxed);
+        self.count_current.fetch_sub(1, Ordering::Relaxed);
+        self.count_freed.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+fn torch_device(device: i32) -> PyResult<&'static TorchCounters> {
+    torch_counters(device).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "device {device}: the torch allocator counts devices 0 to {}",
+            TORCH_DEVICES - 1
+        ))
+    })
+}
+
+/// The counters of `rmm_torch_allocate` / `rmm_torch_deallocate` on `device`: a dict of
+/// bytes_current, bytes_peak, bytes_allocated, bytes_freed, count_current, count_peak,
+/// count_allocated, count_freed and ooms.
+#[pyfunction]
+fn torch_stats<'py>(py: Python<'py>, device: i32) -> PyResult<Bound<'py, PyDict>> {
+    let c = torch_device(device)?;
+    let d = PyDict::new(py);
+    let r = Ordering::Relaxed;
+    d.set_item("bytes_current", c.bytes_current.load(r))?;
+    d.set_item("bytes_peak", c.bytes_peak.load(r))?;
+    d.set_item("bytes_allocated", c.bytes_allocated.load(r))?;
+    d.set_item("bytes_freed", c.bytes_freed.load(r))?;
+    d.set_item("count_current", c.count_current.load(r))?;
+    d.set_item("count_peak", c.count_peak.load(r))?;
+    d.set_item("count_allocated", c.count_allocated.load(r))?;
+    d.set_item("count_freed", c.count_freed.load(r))?;
+    d.set_item("ooms", c.ooms.load(r))?;
+    Ok(d)
+}
+
+/// Sets the peaks of `device`'s torch counters to their current values.
+#[pyfunction]
+fn torch_reset_peak(device: i32) -> PyResult<()> {
+    let c = torch_device(device)?;
+    c.bytes_peak
+        .store(c.bytes_current.load(Ordering::Relaxed), Ordering::Relaxed);
+    c.count_peak
+        .store(c.count_current.load(Ordering::Relaxed), Ordering::Relaxed);
+    Ok(())
+}
+
+/// Zeroes the accumulated torch counters of `device` (allocated, freed, ooms).
+#[pyfunction]
+fn torch_reset_accumulated(device: i32) -> PyResult<()> {
+    let c = torch_device(device)?;
+    for a in [
+        &c.bytes_allocated,
+        &c.bytes_freed,
+        &c.count_allocated,
+        &c.count_freed,
+        &c.ooms,
+    ] {
+        a.store(0, Ordering::Relaxed);
+    }
+    Ok(())
+}
 
 /// The per-device resource of `device` (a new reference), or null.
 fn torch_resource(device: c_int) -> Res {
@@ -1541,7 +1704,8 @@ fn torch_resource(device: c_int) -> Res {
 /// of `device`, in stream order on `stream` (a `cudaStream_t`, passed through as the C ABI's
 /// stream). Returns null on failure (negative size, no resource, out of memory); the reason
 /// is `rmm_last_error_message()` on this thread. Zero bytes give null without reaching the
-/// resource.
+/// resource. Successes are counted per device, and failures for lack of memory as `num_ooms`
+/// (`rmm.allocators.torch.memory_stats()`).
 ///
 /// # Safety
 /// `stream` must be a valid CUDA stream of `device` (or a special stream handle), as
@@ -1563,14 +1727,22 @@ pub unsafe extern "C" fn rmm_torch_allocate(
     let status = unsafe { rmm_allocate_async(r, size as usize, stream, &mut ptr) };
     unsafe { rmm_resource_release(r) };
     if status != SUCCESS {
+        if status == OUT_OF_MEMORY || status == BAD_ALLOC {
+            if let Some(c) = torch_counters(device) {
+                c.ooms.fetch_add(1, Ordering::Relaxed);
+            }
+        }
         return std::ptr::null_mut();
+    }
+    if let Some(c) = torch_counters(device) {
+        c.allocated(size as usize);
     }
     ptr
 }
 
 /// PyTorch's pluggable-allocator `free`: returns `ptr` (of `size` bytes, from
 /// `rmm_torch_allocate` with the same `device`) to the per-device resource of `device`, in
-/// stream order on `stream`. Null is a no-op.
+/// stream order on `stream`. Null is a no-op. A successful free is counted per device.
 ///
 /// # Safety
 /// `ptr` must come from `rmm_torch_allocate` with this `size` and `device` and not be freed
@@ -1589,9 +1761,12 @@ pub unsafe extern "C" fn rmm_torch_deallocate(
     if r.is_null() {
         return;
     }
-    unsafe {
-        rmm_deallocate_async(r, ptr, size as usize, stream);
-        rmm_resource_release(r);
+    let status = unsafe { rmm_deallocate_async(r, ptr, size as usize, stream) };
+    unsafe { rmm_resource_release(r) };
+    if status == SUCCESS {
+        if let Some(c) = torch_counters(device) {
+            c.freed(size as usize);
+        }
     }
 }
 
@@ -1671,6 +1846,13 @@ fn _ffi(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(driver_get_version, m)?)?;
     m.add_function(wrap_pyfunction!(device_get_attribute, m)?)?;
     m.add_function(wrap_pyfunction!(device_get_name, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_history_enable, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_history_disable, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_history_is_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(snapshot_write, m)?)?;
+    m.add_function(wrap_pyfunction!(torch_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(torch_reset_peak, m)?)?;
+    m.add_function(wrap_pyfunction!(torch_reset_accumulated, m)?)?;
     m.add("STREAM_DEFAULT", 0usize)?;
     m.add("STREAM_LEGACY", 1usize)?;
     m.add("STREAM_PER_THREAD", 2usize)?;

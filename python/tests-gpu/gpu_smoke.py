@@ -135,7 +135,41 @@ def _():
     torch.cuda.synchronize()
     counts = stats.allocation_counts
     assert counts.total_count > 0, counts
-    return f"20 training steps, loss {loss.item():.4f}, {counts.total_count} allocations seen"
+
+    # rmm.allocators.torch's counters (PyTorch's own memory_stats() refuses a pluggable
+    # allocator) agree with the statistics adaptor, which saw only PyTorch's allocations.
+    import rmm.allocators.torch as rt
+
+    s = rt.memory_stats()
+    assert s["allocation.all.allocated"] == counts.total_count, (s, counts)
+    assert s["allocation.all.current"] == counts.current_count, (s, counts)
+    assert s["allocated_bytes.all.current"] == counts.current_bytes, (s, counts)
+    assert s["allocated_bytes.all.peak"] == counts.peak_bytes, (s, counts)
+    assert rt.memory_allocated() == rt.memory_allocated(torch.device("cuda", 0))
+    assert rt.memory_allocated("cuda:0") == counts.current_bytes
+    assert rt.max_memory_allocated(torch.device("cuda")) == counts.peak_bytes
+    rt.reset_peak_memory_stats()
+    assert rt.max_memory_allocated() == rt.memory_allocated()
+    try:
+        torch.cuda.memory_stats()
+        own = "torch.cuda.memory_stats() works too"
+    except Exception as e:  # noqa: BLE001 - a pluggable allocator has no stats of its own
+        own = f"torch.cuda.memory_stats(): {(str(e).splitlines() or [type(e).__name__])[0][:80]}"
+
+    # The memory history sees PyTorch's allocations, with native stacks.
+    rmm.statistics.record_memory_history(stacks=True)
+    z = torch.zeros(1 << 20, device="cuda")
+    del z
+    torch.cuda.synchronize()
+    snap = rmm.statistics.memory_snapshot()
+    rmm.statistics.record_memory_history(enabled=False)
+    acts = [(e["action"], e["size"]) for e in snap["events"]]
+    assert ("allocate", 4 << 20) in acts and ("free", 4 << 20) in acts, acts
+    assert all(isinstance(e["frames"], list) and e["frames"] for e in snap["events"]), acts
+    return (
+        f"20 training steps, loss {loss.item():.4f}, {counts.total_count} allocations seen; "
+        f"peak {s['allocated_bytes.all.peak']} bytes; {len(acts)} events recorded; {own}"
+    )
 
 
 print(f"gpu-smoke: {results['ok']} passed, {results['failed']} failed, {results['skipped']} skipped")

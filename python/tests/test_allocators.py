@@ -151,6 +151,124 @@ def test_torch_functions_follow_a_resource_set_from_python(torch_fns):
     assert track.get_allocated_bytes() == 0
 
 
+# ---- rmm.allocators.torch's memory_stats & co. (counted by the two C functions) -------------
+
+
+@pytest.fixture
+def torch_mod(monkeypatch):
+    """rmm.allocators.torch without PyTorch, its device-0 counters zeroed."""
+    _absent(monkeypatch, "torch", "torch.cuda", "torch.cuda.memory")
+    m = importlib.import_module("rmm.allocators.torch")
+    # Earlier tests left their counts: start each test from zero (nothing is live).
+    assert m.memory_allocated(0) == 0
+    m.reset_peak_memory_stats(0)
+    m.reset_accumulated_memory_stats(0)
+    return m
+
+
+TORCH_KEYS = [
+    f"{what}.all.{which}"
+    for what in ("active", "active_bytes", "allocated_bytes", "allocation", "requested_bytes")
+    for which in ("allocated", "current", "freed", "peak")
+] + ["num_ooms"]
+
+
+def test_torch_memory_stats(torch_fns, torch_mod):
+    alloc, free = torch_fns
+    m = torch_mod
+    s = m.memory_stats()
+    assert list(s) == sorted(TORCH_KEYS)
+    assert set(s.values()) == {0}
+    p = alloc(1000, 0, None)
+    q = alloc(3000, 0, 2)
+    assert m.memory_allocated() == m.memory_allocated(0) == 4000
+    assert m.max_memory_allocated() == 4000
+    free(q, 3000, 0, 2)
+    r = alloc(500, 0, None)
+    s = m.memory_stats(0)
+    assert s["allocated_bytes.all.current"] == 1500
+    assert s["allocated_bytes.all.peak"] == 4000
+    assert s["allocated_bytes.all.allocated"] == 4500
+    assert s["allocated_bytes.all.freed"] == 3000
+    assert s["allocation.all.current"] == 2
+    assert s["allocation.all.peak"] == 2
+    assert s["allocation.all.allocated"] == 3
+    assert s["allocation.all.freed"] == 1
+    assert s["num_ooms"] == 0
+    for prefix in ("active_bytes", "requested_bytes"):
+        for which in ("current", "peak", "allocated", "freed"):
+            assert s[f"{prefix}.all.{which}"] == s[f"allocated_bytes.all.{which}"]
+    for which in ("current", "peak", "allocated", "freed"):
+        assert s[f"active.all.{which}"] == s[f"allocation.all.{which}"]
+
+    m.reset_peak_memory_stats()
+    assert m.max_memory_allocated() == 1500
+    assert m.memory_stats()["allocation.all.peak"] == 2
+    free(p, 1000, 0, None)
+    free(r, 500, 0, None)
+    s = m.memory_stats()
+    assert (s["allocated_bytes.all.current"], s["allocated_bytes.all.peak"]) == (0, 1500)
+    assert (s["allocated_bytes.all.allocated"], s["allocated_bytes.all.freed"]) == (4500, 4500)
+    m.reset_accumulated_memory_stats()
+    s = m.memory_stats()
+    assert (s["allocated_bytes.all.allocated"], s["allocation.all.freed"]) == (0, 0)
+    assert s["allocated_bytes.all.peak"] == 1500  # peaks stay
+
+
+def test_torch_memory_stats_count_only_what_succeeded(torch_fns, torch_mod):
+    alloc, free = torch_fns
+    m = torch_mod
+    assert not alloc(0, 0, None)
+    assert not alloc(-5, 0, None)
+    free(None, 16, 0, None)
+    assert set(m.memory_stats().values()) == {0}
+    lim = rmm.mr.LimitingResourceAdaptor(rmm.mr.CudaMemoryResource(), 1024)
+    rmm.mr.set_current_device_resource(lim)
+    assert not alloc(4096, 0, None)
+    assert not alloc(4096, 0, None)
+    s = m.memory_stats()
+    assert s["num_ooms"] == 2
+    assert s["allocation.all.allocated"] == 0
+    m.reset_accumulated_memory_stats()
+    assert m.memory_stats()["num_ooms"] == 0
+
+
+def test_torch_memory_stats_follow_the_device(torch_fns, torch_mod):
+    alloc, free = torch_fns
+    m = torch_mod
+    p = alloc(256, 0, None)
+    # Device 1 has no allocations (and need not exist): its counters are its own.
+    assert m.memory_allocated(1) == 0
+    assert m.memory_allocated("cuda:0") == 256
+    assert m.memory_allocated("cuda") == 256  # the current device (0)
+    dev = types.SimpleNamespace(type="cuda", index=0)  # what a torch.device offers
+    assert m.max_memory_allocated(dev) == 256
+    assert m.memory_allocated(types.SimpleNamespace(type="cuda", index=None)) == 256
+    free(p, 256, 0, None)
+    for bad, exc in [
+        ("cpu", ValueError),
+        ("cuda:x", ValueError),
+        (types.SimpleNamespace(type="cpu", index=None), ValueError),
+        (-1, ValueError),
+        (1000, ValueError),  # beyond the counted devices
+        (1.0, TypeError),
+        (True, TypeError),
+    ]:
+        with pytest.raises(exc):
+            m.memory_stats(bad)
+
+
+def test_torch_memory_stats_uses_torchs_current_device(torch_fns, torch_mod, monkeypatch):
+    """With PyTorch imported, None and "cuda" mean torch.cuda.current_device()."""
+    m = torch_mod
+    fake = types.ModuleType("torch")
+    fake.cuda = types.SimpleNamespace(is_available=lambda: True, current_device=lambda: 3)
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    assert m._device_index(None) == 3
+    assert m._device_index("cuda") == 3
+    assert m._device_index("cuda:1") == 1
+
+
 def test_torch_symbols_exported():
     lib = ctypes.CDLL(_ffi.__file__)
     assert hasattr(lib, "rmm_torch_allocate") and hasattr(lib, "rmm_torch_deallocate")

@@ -370,7 +370,9 @@ class VmmPoolMemoryResource(DeviceMemoryResource):
     def maximum_pool_size(self):
         """The most bytes the pool maps at once (the reservation when no maximum was
         given)."""
-        return self.pool_stats()["maximum_pool_size"]
+        stats = self.pool_stats()
+        # librmm.so reports 0 for "no maximum": the reservation bounds the pool then.
+        return stats["maximum_pool_size"] or stats["reserved_size"]
 
     def reserved_size(self):
         """Bytes of address space reserved."""
