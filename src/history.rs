@@ -31,6 +31,29 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub const DEFAULT_MAX_ENTRIES: usize = 100_000;
 
 static ON: AtomicBool = AtomicBool::new(false);
+/// Whether events keep their stacks (read before taking the lock: a stack walk is slow).
+static STACKS: AtomicBool = AtomicBool::new(false);
+
+/// Pointers as hash keys: 256-byte aligned and distinct, so a multiply spreads them well
+/// (SipHash, the default, costs several times more per event).
+#[derive(Default, Clone, Copy)]
+struct PtrHasher(u64);
+
+impl std::hash::Hasher for PtrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = ((n as u64) >> 8).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+type PtrMap<V> = HashMap<usize, V, std::hash::BuildHasherDefault<PtrHasher>>;
 static STATE: Mutex<Option<State>> = Mutex::new(None);
 static NEXT_THREAD: AtomicU64 = AtomicU64::new(1);
 
@@ -87,12 +110,11 @@ struct Event {
 struct State {
     ring: VecDeque<Event>,
     max_entries: usize,
-    stacks: bool,
     next_seq: u64,
     dropped: u64,
     start: Instant,
     /// Live allocations made while recording: pointer -> their allocation event.
-    live: HashMap<usize, Event>,
+    live: PtrMap<Event>,
 }
 
 /// Whether recording is on (the hot path's only cost while it is off).
@@ -112,12 +134,12 @@ pub fn enable(max_entries: usize, stacks: bool) -> Result<()> {
     *STATE.lock() = Some(State {
         ring: VecDeque::with_capacity(max_entries.min(1 << 20)),
         max_entries,
-        stacks,
         next_seq: 0,
         dropped: 0,
         start: Instant::now(),
-        live: HashMap::new(),
+        live: PtrMap::default(),
     });
+    STACKS.store(stacks, Ordering::SeqCst);
     ON.store(true, Ordering::SeqCst);
     Ok(())
 }
@@ -142,8 +164,9 @@ pub fn record(
     resource_id: usize,
 ) {
     // Captured outside the lock: a stack walk takes microseconds.
-    let stacks = STATE.lock().as_ref().is_some_and(|s| s.stacks);
-    let stack = stacks.then(|| Arc::new(Mutex::new(backtrace::Backtrace::new_unresolved())));
+    let stack = STACKS
+        .load(Ordering::Relaxed)
+        .then(|| Arc::new(Mutex::new(backtrace::Backtrace::new_unresolved())));
     let thread = THREAD.with(|t| *t);
     let mut guard = STATE.lock();
     let Some(st) = guard.as_mut() else { return };

@@ -969,11 +969,112 @@ fn run_workload(
             });
         }
         "w6" => rows.push(w6_row(name)?),
+        "hist" => history_rows(name, quick, rows)?,
         other => {
             return Err(Error::invalid(format!(
-                "unknown workload {other:?}; known: w1, w2, w3, w4, w6"
+                "unknown workload {other:?}; known: w1, w2, w3, w4, w6, hist"
             )))
         }
+    }
+    Ok(())
+}
+
+/// A C ABI handle as a resource: W2 through `rmm_allocate_async`, the path the memory
+/// history records (C, C++ and Python all take it).
+#[derive(Debug)]
+struct CHandle(rmm::ffi::rmm_resource_t);
+
+// SAFETY: a handle is an index into the library's thread-safe table, usable from any thread.
+unsafe impl Send for CHandle {}
+// SAFETY: as above.
+unsafe impl Sync for CHandle {}
+
+impl CHandle {
+    fn check(status: rmm::ffi::rmm_status_t, what: &str) -> Result<()> {
+        if status == rmm::ffi::rmm_status_t::RMM_STATUS_SUCCESS {
+            Ok(())
+        } else {
+            // SAFETY: the library's thread-local message, a valid C string.
+            let msg = unsafe { std::ffi::CStr::from_ptr(rmm::ffi::rmm_last_error_message()) };
+            Err(Error::invalid(format!("{what}: {}", msg.to_string_lossy())))
+        }
+    }
+}
+
+impl Drop for CHandle {
+    fn drop(&mut self) {
+        rmm::ffi::rmm_resource_release(self.0);
+    }
+}
+
+impl DeviceMemoryResource for CHandle {
+    fn allocate(&self, bytes: usize, stream: Stream) -> Result<*mut c_void> {
+        let mut p = std::ptr::null_mut();
+        // SAFETY: a live handle and a valid out-pointer.
+        let st = unsafe { rmm::ffi::rmm_allocate_async(self.0, bytes, stream.0 as _, &mut p) };
+        Self::check(st, "rmm_allocate_async").map(|()| p)
+    }
+
+    fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
+        let st = rmm::ffi::rmm_deallocate_async(self.0, ptr, bytes, stream.0 as _);
+        Self::check(st, "rmm_deallocate_async")
+    }
+
+    fn name(&self) -> &'static str {
+        "c_handle"
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// W2 through the C ABI on `name` (pool or vmm_pool) with the memory history off, on, and
+/// on with stacks: what recording costs the hot path.
+fn history_rows(name: &str, quick: bool, rows: &mut Vec<Row>) -> Result<()> {
+    let mut handle = std::ptr::null_mut();
+    match name {
+        "pool" => {
+            let mut up = std::ptr::null_mut();
+            // SAFETY: valid out-pointers.
+            unsafe {
+                CHandle::check(rmm::ffi::rmm_cuda_create(&mut up), "rmm_cuda_create")?;
+                let r = rmm::ffi::rmm_pool_create(up, 256 << 20, 0, &mut handle);
+                rmm::ffi::rmm_resource_release(up);
+                CHandle::check(r, "rmm_pool_create")?;
+            }
+        }
+        "vmm_pool" => {
+            // SAFETY: valid pointers; NULL options are the defaults.
+            let r = unsafe { rmm::ffi::rmm_vmm_pool_create(std::ptr::null(), &mut handle) };
+            if r == rmm::ffi::rmm_status_t::RMM_STATUS_UNSUPPORTED {
+                return Err(Error::Unsupported("no virtual memory management".into()));
+            }
+            CHandle::check(r, "rmm_vmm_pool_create")?;
+        }
+        _ => return Ok(()),
+    }
+    let mr = CHandle(handle);
+    let steps = if quick { 100_000 } else { 1_000_000 };
+    for (label, on, stacks) in [
+        ("off", false, false),
+        ("on", true, false),
+        ("on, stacks", true, true),
+    ] {
+        if on {
+            rmm::history::enable(rmm::history::DEFAULT_MAX_ENTRIES, stacks)?;
+        }
+        // Stacks cost microseconds per event: fewer steps keep the run bounded.
+        let n = if stacks { steps / 20 } else { steps };
+        let s = median(|| churn(&mr, n, 7, &[Stream::DEFAULT], false));
+        rmm::history::disable();
+        rows.push(Row {
+            resource: name.into(),
+            workload: format!("W2 C ABI, history {label}"),
+            sample: s?,
+            note: String::new(),
+            extra: Vec::new(),
+        });
     }
     Ok(())
 }
@@ -1073,7 +1174,7 @@ fn print_row(r: &Row) {
 /// The command line's synopsis.
 fn usage() -> String {
     format!(
-        "usage: rmm-bench [--resources {}] [--workloads w1,w2,w3,w4,w6] [--json FILE] [--quick] \
+        "usage: rmm-bench [--resources {}] [--workloads w1,w2,w3,w4,w6,hist] [--json FILE] [--quick] \
          [--foreign-streams] [--w1-cases N:MAX_MIB,...] [--w3-steps N]",
         RESOURCES.join(",")
     )
