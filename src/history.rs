@@ -95,7 +95,8 @@ impl EventKind {
 #[derive(Clone, Debug)]
 struct Event {
     seq: u64,
-    t_ns: u64,
+    /// [`crate::runtime::os::ticks`] when it happened (converted to time at snapshots).
+    ticks: u64,
     kind: EventKind,
     ptr: usize,
     size: usize,
@@ -113,6 +114,7 @@ struct State {
     next_seq: u64,
     dropped: u64,
     start: Instant,
+    start_ticks: u64,
     /// Live allocations made while recording: pointer -> their allocation event.
     live: PtrMap<Event>,
 }
@@ -137,6 +139,7 @@ pub fn enable(max_entries: usize, stacks: bool) -> Result<()> {
         next_seq: 0,
         dropped: 0,
         start: Instant::now(),
+        start_ticks: crate::runtime::os::ticks(),
         live: PtrMap::default(),
     });
     STACKS.store(stacks, Ordering::SeqCst);
@@ -168,11 +171,12 @@ pub fn record(
         .load(Ordering::Relaxed)
         .then(|| Arc::new(Mutex::new(backtrace::Backtrace::new_unresolved())));
     let thread = THREAD.with(|t| *t);
+    let ticks = crate::runtime::os::ticks();
     let mut guard = STATE.lock();
     let Some(st) = guard.as_mut() else { return };
     let e = Event {
         seq: st.next_seq,
-        t_ns: st.start.elapsed().as_nanos() as u64,
+        ticks,
         kind,
         ptr,
         size,
@@ -226,10 +230,35 @@ fn stack_json(stack: &Option<Arc<Mutex<backtrace::Backtrace>>>) -> Value {
     Value::Array(frames)
 }
 
-fn event_json(e: &Event) -> Value {
+/// Ticks to nanoseconds since recording started: the rate measured over the whole
+/// recording (from its start to the snapshot).
+#[derive(Clone, Copy)]
+struct Clock {
+    start_ticks: u64,
+    ns_per_tick: f64,
+}
+
+impl Clock {
+    fn of(st: &State) -> Clock {
+        let ns = st.start.elapsed().as_nanos() as f64;
+        let ticks = crate::runtime::os::ticks()
+            .saturating_sub(st.start_ticks)
+            .max(1) as f64;
+        Clock {
+            start_ticks: st.start_ticks,
+            ns_per_tick: ns / ticks,
+        }
+    }
+
+    fn ns(self, ticks: u64) -> u64 {
+        (ticks.saturating_sub(self.start_ticks) as f64 * self.ns_per_tick) as u64
+    }
+}
+
+fn event_json(e: &Event, clock: Clock) -> Value {
     json!({
         "seq": e.seq,
-        "time_ns": e.t_ns,
+        "time_ns": clock.ns(e.ticks),
         "action": e.kind.name(),
         "address": e.ptr,
         "size": e.size,
@@ -289,11 +318,17 @@ pub fn snapshot() -> Value {
         let guard = STATE.lock();
         match guard.as_ref() {
             Some(st) => {
+                let clock = Clock::of(st);
                 let mut live: Vec<&Event> = st.live.values().collect();
                 live.sort_by_key(|e| e.seq);
                 (
-                    st.ring.iter().map(event_json).collect::<Vec<_>>(),
-                    live.into_iter().map(event_json).collect::<Vec<_>>(),
+                    st.ring
+                        .iter()
+                        .map(|e| event_json(e, clock))
+                        .collect::<Vec<_>>(),
+                    live.into_iter()
+                        .map(|e| event_json(e, clock))
+                        .collect::<Vec<_>>(),
                     st.dropped,
                     true,
                 )
