@@ -204,24 +204,37 @@ pub fn record(
     st.ring.push_back(e);
 }
 
-fn stack_json(stack: &Option<Arc<Mutex<backtrace::Backtrace>>>) -> Value {
+/// Resolved frames by return address: the same call sites recur in every stack, and
+/// symbolizing one is costly.
+type Symbols = HashMap<usize, Vec<Value>>;
+
+fn stack_json(stack: &Option<Arc<Mutex<backtrace::Backtrace>>>, symbols: &mut Symbols) -> Value {
     let Some(bt) = stack else { return Value::Null };
-    let mut bt = bt.lock();
-    bt.resolve();
+    let bt = bt.lock();
     let mut frames = Vec::new();
     for f in bt.frames() {
-        for sym in f.symbols() {
-            let name = sym.name().map(|n| format!("{n:#}")).unwrap_or_default();
+        let resolved = symbols.entry(f.ip() as usize).or_insert_with(|| {
+            let mut out = Vec::new();
+            backtrace::resolve(f.ip(), |sym| {
+                let name = sym.name().map(|n| format!("{n:#}")).unwrap_or_default();
+                out.push(json!({
+                    "function": name,
+                    "file": sym.filename().map(|p| p.display().to_string()),
+                    "line": sym.lineno(),
+                }));
+            });
+            out
+        });
+        for v in resolved.iter() {
+            let name = v["function"].as_str().unwrap_or("");
             // The recorder's and the library's own frames say nothing about the program:
-            // the first frame is the C ABI call the program made.
-            if name.starts_with("backtrace::") || name.starts_with("rmm::") {
+            // the first frame is the C ABI call the program made (core's closures around
+            // the capture come first in unoptimized builds).
+            let ours = name.starts_with("backtrace::") || name.starts_with("rmm::");
+            if ours || (frames.is_empty() && name.starts_with("core::")) {
                 continue;
             }
-            frames.push(json!({
-                "function": name,
-                "file": sym.filename().map(|p| p.display().to_string()),
-                "line": sym.lineno(),
-            }));
+            frames.push(v.clone());
         }
         if frames.len() >= 32 {
             break;
@@ -255,7 +268,7 @@ impl Clock {
     }
 }
 
-fn event_json(e: &Event, clock: Clock) -> Value {
+fn event_json(e: &Event, clock: Clock, symbols: &mut Symbols) -> Value {
     json!({
         "seq": e.seq,
         "time_ns": clock.ns(e.ticks),
@@ -267,7 +280,7 @@ fn event_json(e: &Event, clock: Clock) -> Value {
         "resource": e.resource,
         "resource_id": e.resource_id,
         "thread": e.thread,
-        "frames": stack_json(&e.stack),
+        "frames": stack_json(&e.stack, symbols),
     })
 }
 
@@ -319,15 +332,16 @@ pub fn snapshot() -> Value {
         match guard.as_ref() {
             Some(st) => {
                 let clock = Clock::of(st);
+                let mut symbols = Symbols::new();
                 let mut live: Vec<&Event> = st.live.values().collect();
                 live.sort_by_key(|e| e.seq);
                 (
                     st.ring
                         .iter()
-                        .map(|e| event_json(e, clock))
+                        .map(|e| event_json(e, clock, &mut symbols))
                         .collect::<Vec<_>>(),
                     live.into_iter()
-                        .map(|e| event_json(e, clock))
+                        .map(|e| event_json(e, clock, &mut symbols))
                         .collect::<Vec<_>>(),
                     st.dropped,
                     true,
@@ -470,6 +484,17 @@ mod tests {
         pool
     }
 
+    /// The resource's id in events and segments (`rmm_resource_id`: its address).
+    fn id_of(r: rmm_resource_t) -> usize {
+        let mut id = 0u64;
+        // SAFETY: a live handle and a valid out-pointer.
+        assert_eq!(
+            unsafe { rmm_resource_id(r, &mut id) },
+            rmm_status_t::RMM_STATUS_SUCCESS
+        );
+        id as usize
+    }
+
     fn mine<'a>(doc: &'a Value, key: &str, id: usize) -> Vec<&'a Value> {
         doc[key]
             .as_array()
@@ -509,7 +534,7 @@ mod tests {
         let doc = snapshot();
         disable();
         assert_eq!(doc["schema_version"], json!(SCHEMA_VERSION));
-        let events = mine(&doc, "events", r as usize);
+        let events = mine(&doc, "events", id_of(r));
         let actions: Vec<_> = events
             .iter()
             .map(|e| e["action"].as_str().unwrap())
@@ -518,6 +543,7 @@ mod tests {
             actions,
             [
                 "allocate",
+                "grow",
                 "allocate",
                 "allocate_failed",
                 "free",
@@ -526,7 +552,7 @@ mod tests {
         );
         assert_eq!(events[0]["size"], json!(1000));
         assert_eq!(events[0]["address"], json!(a as usize));
-        assert_eq!(events[2]["size"], json!(64 << 20));
+        assert_eq!(events[3]["size"], json!(64 << 20));
         // The stack starts at the C call the program made, and goes on into its caller.
         let frames = events[0]["frames"].as_array().unwrap();
         assert_eq!(
@@ -536,7 +562,7 @@ mod tests {
         );
         assert!(frames.len() > 2, "{frames:?}");
         // Live now: `b` only.
-        let live = mine(&doc, "live", r as usize);
+        let live = mine(&doc, "live", id_of(r));
         assert_eq!(live.len(), 1);
         assert_eq!(live[0]["address"], json!(b as usize));
         // The pool grew for `b` (its first chunk was 1 MiB): a growth event, and its chunks

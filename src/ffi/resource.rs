@@ -268,18 +268,15 @@ fn record(
     stream: rmm_stream_t,
 ) {
     let name = entry.map_or("unknown", |e| e.resource.name());
+    // The resource's address, as snapshots name resources in their segments (a handle of a
+    // released resource has no entry: its handle value stands in).
+    let id = entry.map_or(resource as usize, |e| {
+        std::sync::Arc::as_ptr(&e.resource) as *const () as usize
+    });
     let device = crate::runtime::runtime()
         .map(crate::mr::current_device_or_unknown)
         .unwrap_or(-1);
-    crate::history::record(
-        kind,
-        ptr,
-        bytes,
-        stream as usize,
-        device,
-        name,
-        resource as usize,
-    );
+    crate::history::record(kind, ptr, bytes, stream as usize, device, name, id);
 }
 
 /// A NUL-terminated copy of a static name, made once per distinct name.

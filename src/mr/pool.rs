@@ -1420,7 +1420,7 @@ impl PoolMemoryResource {
         let rt = inner.streams.runtime();
         let upstream = &self.upstream;
         let mut idle = |stream: Stream| rt.stream_query(stream).unwrap_or(false);
-        let (id, device) = (Arc::as_ptr(&self.core) as usize, inner.streams.device());
+        let (id, device) = (self.history_id(), inner.streams.device());
         let released = inner.release_free_granules(keep, Some(&mut idle), |addr, size, stream| {
             crate::counters::upstream_free();
             if crate::history::enabled() {
@@ -1557,7 +1557,7 @@ impl PoolMemoryResource {
         let shards = self.reclaim_slabs();
         let mut inner = self.core.inner.lock();
         let upstream = &self.upstream;
-        let (id, device) = (Arc::as_ptr(&self.core) as usize, inner.streams.device());
+        let (id, device) = (self.history_id(), inner.streams.device());
         let give_back = |addr: usize, size: usize, stream: Stream| {
             crate::counters::upstream_free();
             if crate::history::enabled() {
@@ -1670,6 +1670,12 @@ impl PoolMemoryResource {
         Ok(())
     }
 
+    /// The pool's name in memory-history events: its address, as snapshots name resources
+    /// (a vmm pool holds its pool as its first field, so the two addresses are one).
+    fn history_id(&self) -> usize {
+        self as *const Self as usize
+    }
+
     /// A memory-history event of this pool's growth or release, when recording.
     #[inline]
     fn note(
@@ -1681,7 +1687,7 @@ impl PoolMemoryResource {
         stream: Stream,
     ) {
         if crate::history::enabled() {
-            let id = Arc::as_ptr(&self.core) as usize;
+            let id = self.history_id();
             crate::history::record(
                 kind,
                 addr,

@@ -304,6 +304,9 @@ impl Drop for VirtualSpace {
 
 /// The pool on virtual memory (see the module docs): RMM's `pool_memory_resource` that
 /// grows in place and shrinks while blocks are live.
+// `repr(C)` with the pool first: the two share an address, by which memory-history events
+// and snapshot segments name the resource.
+#[repr(C)]
 pub struct VmmPoolMemoryResource {
     pool: PoolMemoryResource,
     space: Arc<VirtualSpace>,
