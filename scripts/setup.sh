@@ -54,7 +54,8 @@ fi
 
 # Test: libamdhip64-dev is HIP's headers for tests-hip. Without hipcc beside them, as here,
 # they also check that neither the package's headers nor its CMake files trip over them.
-test_packages=(libgtest-dev libthrust-dev pkg-config libamdhip64-5 libamdhip64-dev)
+# chromium: rmm-viz's reports are rendered and checked in a real browser (scripts/check-viz.sh).
+test_packages=(libgtest-dev libthrust-dev pkg-config libamdhip64-5 libamdhip64-dev chromium)
 # pip (scripts/setup-cccl.sh fetches CUDA's header wheels with it): Debian's, unless a
 # Python with pip is already first on PATH.
 if ! python3 -m pip --version >/dev/null 2>&1; then test_packages+=(python3-pip); fi

@@ -180,7 +180,7 @@ step_bench_smoke() {
   bench_help=$(cargo run --release --bin rmm-bench -- --help)
   grep -q "^usage: rmm-bench" <<<"$bench_help"
   # The table goes to the log (a smoke run only needs the benchmark to run to its end; W6's
-  # "24 MiB request: FAILED" is a result, the resource being too fragmented to serve it).
+  # "24 MiB request: not served" is a result, the resource being too fragmented to serve it).
   cargo run --release --bin rmm-bench -- --quick --json build/bench-smoke.json \
     >"$logs/bench-smoke.out" 2>&1 || {
     cat "$logs/bench-smoke.out"
@@ -190,6 +190,11 @@ step_bench_smoke() {
   echo "rmm-bench --quick: $rows rows (table: build/test-logs/bench-smoke.out; JSON: build/bench-smoke.json)"
   record "rmm-bench --quick" "$rows rows (resource x workload)"
   cargo run --release --bin rmm-replay -- tests/data/replay_3threads.csv --mr pool --mr arena:64M --json build/replay-smoke.json --svg build/replay-smoke.svg
+}
+
+step_viz() {
+  "$root/scripts/check-viz.sh" | tee "$logs/check-viz.out"
+  record "rmm-viz reports in headless Chromium" "$(grep -c '^ok ' "$logs/check-viz.out") checks passed"
 }
 
 step_cmake() {
@@ -393,6 +398,7 @@ run_step "cargo clippy" "cargo clippy" step_clippy
 run_step "header drift (cbindgen)" "header drift (cbindgen)" step_header_drift
 run_step "cargo test" "cargo test --release --workspace (RMM_RUNTIME=$RMM_RUNTIME; includes the LD_PRELOAD interposer against a stand-in cudart)" step_cargo_test
 run_step "benchmark smoke run" "benchmark smoke run (rmm-bench --quick, RMM_RUNTIME=$RMM_RUNTIME)" step_bench_smoke
+run_step "rmm-viz in headless Chromium" "rmm-viz: recorded runs rendered in headless Chromium (scripts/check-viz.sh; screenshots build/rmm-viz.png, build/rmm-viz-100k.png)" step_viz
 run_step "cmake configure/build/install" "cmake configure/build/install (build/, install/)" step_cmake
 run_step "exported symbols" "exported symbols: librmm.so exports no runtime symbol; librmm_preload.so is installed" step_symbols
 run_step "ctest" "ctest" step_ctest

@@ -752,9 +752,9 @@ fn w6_row(name: &str) -> Result<Row> {
         "{} MiB request: {}",
         W6_LARGE / MIB,
         if f.large_error.is_none() {
-            "ok"
+            "served"
         } else {
-            "FAILED"
+            "not served"
         }
     );
     if let Some((free, largest)) = f.free_before {

@@ -343,9 +343,12 @@ mod tests {
         let b = Arc::new(BinningMemoryResource::with_range(up.clone(), 8, 12).unwrap());
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let ops = Arc::new(AtomicUsize::new(0));
+        // Bit t: reader t has made an operation (on a busy machine a reader may start late).
+        let started = Arc::new(AtomicUsize::new(0));
         let readers: Vec<_> = (0..3)
             .map(|t| {
                 let (b, stop, ops) = (b.clone(), stop.clone(), ops.clone());
+                let started = started.clone();
                 std::thread::spawn(move || {
                     let mut seen = 0;
                     while !stop.load(Ordering::Relaxed) {
@@ -356,6 +359,7 @@ mod tests {
                         b.deallocate(p, bytes, Stream::DEFAULT).unwrap();
                         seen += 1;
                         ops.fetch_add(1, Ordering::Relaxed);
+                        started.fetch_or(1 << t, Ordering::Relaxed);
                     }
                     seen
                 })
@@ -369,6 +373,9 @@ mod tests {
             }
             let given = (e % 2 == 0).then(|| up.clone());
             b.add_bin(1 << e, given).unwrap();
+        }
+        while started.load(Ordering::Relaxed) != 0b111 {
+            std::thread::yield_now();
         }
         stop.store(true, Ordering::Relaxed);
         for r in readers {

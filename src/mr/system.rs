@@ -54,6 +54,16 @@ impl DeviceMemoryResource for SystemMemoryResource {
         if bytes == 0 {
             return Ok(std::ptr::null_mut());
         }
+        if bytes > isize::MAX as usize {
+            // No allocator can serve it; refused here rather than asked (a sanitizer's
+            // allocator would warn about every such request).
+            return Err(Error::OutOfMemory {
+                requested: bytes,
+                resource: self.name(),
+                device: current_device_or_unknown(self.rt),
+                detail: "the size exceeds the address space".into(),
+            });
+        }
         let mut ptr: *mut c_void = std::ptr::null_mut();
         // SAFETY: `ptr` is a valid out-pointer and the alignment is a power of two multiple
         // of `size_of::<*mut c_void>()`, as posix_memalign requires.
