@@ -125,7 +125,7 @@ pub unsafe extern "C" fn rmm_allocate_async(
     let entry = handle::RESOURCES.entry(resource as usize);
     if crate::history::enabled() {
         // SAFETY: same contract as this function.
-        return unsafe { recorded_allocate(resource, bytes, stream, ptr) };
+        return unsafe { recorded_allocate(entry, resource, bytes, stream, ptr) };
     }
     if let Some(path) = entry.and_then(|e| e.direct) {
         if super::direct::try_allocate(path, bytes, stream as usize, ptr) {
@@ -221,12 +221,12 @@ fn checked_deallocate(
 /// As `rmm_allocate_async`.
 #[cold]
 unsafe fn recorded_allocate(
+    entry: Option<&handle::Entry>,
     resource: rmm_resource_t,
     bytes: usize,
     stream: rmm_stream_t,
     ptr: *mut *mut c_void,
 ) -> rmm_status_t {
-    let entry = handle::RESOURCES.entry(resource as usize);
     let status = checked_allocate(entry, resource, bytes, stream, ptr);
     if bytes == 0 || ptr.is_null() {
         return status;
