@@ -275,7 +275,8 @@ typedef struct {
    */
   size_t pool_size;
   /**
-   * The most bytes mapped at once.
+   * The most bytes mapped at once: the maximum given (whole granules), else the
+   * reservation.
    */
   size_t maximum_pool_size;
   /**

@@ -38,7 +38,8 @@ pub struct rmm_vmm_pool_options {
 pub struct rmm_vmm_pool_stats {
     /// Bytes mapped now.
     pub pool_size: usize,
-    /// The most bytes mapped at once.
+    /// The most bytes mapped at once: the maximum given (whole granules), else the
+    /// reservation.
     pub maximum_pool_size: usize,
     /// Bytes of address space reserved.
     pub reserved_size: usize,
@@ -134,7 +135,7 @@ pub unsafe extern "C" fn rmm_vmm_pool_get_stats(
         let p = downcast::<VmmPoolMemoryResource>(&r, pool)?;
         let s = rmm_vmm_pool_stats {
             pool_size: p.pool_size(),
-            maximum_pool_size: p.maximum_pool_size().unwrap_or(0),
+            maximum_pool_size: p.maximum_pool_size().unwrap_or(p.reserved_size()),
             reserved_size: p.reserved_size(),
             granularity: p.granularity(),
             bytes_free: p.bytes_free(),

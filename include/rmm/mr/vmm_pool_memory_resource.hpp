@@ -126,8 +126,7 @@ class RMM_EXPORT vmm_pool_memory_resource
    */
   [[nodiscard]] std::size_t maximum_pool_size() const
   {
-    auto const s = stats();
-    return s.maximum_pool_size != 0 ? s.maximum_pool_size : s.reserved_size;
+    return stats().maximum_pool_size;
   }
 
   /**

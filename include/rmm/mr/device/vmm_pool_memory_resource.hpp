@@ -83,8 +83,7 @@ class vmm_pool_memory_resource final : public detail::handle_resource {
    */
   [[nodiscard]] std::size_t maximum_pool_size() const
   {
-    auto const s = stats();
-    return s.maximum_pool_size != 0 ? s.maximum_pool_size : s.reserved_size;
+    return stats().maximum_pool_size;
   }
 
   /**

@@ -371,8 +371,8 @@ class VmmPoolMemoryResource(DeviceMemoryResource):
         """The most bytes the pool maps at once (the reservation when no maximum was
         given)."""
         stats = self.pool_stats()
-        # librmm.so reports 0 for "no maximum": the reservation bounds the pool then.
-        return stats["maximum_pool_size"] or stats["reserved_size"]
+        # Without a maximum, librmm.so reports the reservation, which bounds the pool then.
+        return stats["maximum_pool_size"]
 
     def reserved_size(self):
         """Bytes of address space reserved."""
