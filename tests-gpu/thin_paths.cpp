@@ -13,10 +13,21 @@
 // Each async path has its own pool made like RMM's cuda_async_memory_resource (a quarter of
 // the free memory each, release threshold at the maximum). Built without -DWITH_RMM it has
 // only the cudart and driver paths (to see whether loading librmm.so changes them).
-//   thin_paths async|cuda [N] [MAX_MIB] [RUNS] [w1|w2|w4]   prints medians (ns per operation)
+//   managed: cudaMallocManaged/cudaFree, cuMemAllocManaged/cuMemFree, rmm_managed_create's
+//           resource, and (with -DWITH_RMM) rmm::mr::managed_memory_resource and an RMM-like
+//           class, both counted
+// W1 is perf_anchor's: live bytes stay under 16 000 MiB; allocations and frees are also
+// timed apart (the per-call clock reads cost ~20 ns of the microseconds each call takes).
+// HOLD_GIB=G keeps G GiB allocated (cudaMalloc) while everything runs (a process where an
+// earlier resource still holds memory); PRE_ASYNC=1 makes and destroys a cudaMallocAsync pool
+// primed with half of the free memory before every timed run (as bench-vs-rmm's cuda_async
+// cells do just before its cuda cells).
+//   thin_paths async|cuda|managed [N] [MAX_MIB] [RUNS] [w1|w2|w4]   prints medians (ns per
+//   operation; W1 also ns per allocation and per free)
 #ifdef WITH_RMM
 #include <rmm/mr/device/cuda_memory_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/mr/device/managed_memory_resource.hpp>
 #include <rmm/rmm.h>
 
 #include <atomic>
@@ -66,6 +77,7 @@ using cu_alloc_pool_t = int (*)(std::uintptr_t*, std::size_t, void*, void*);
 using cu_free_async_t = int (*)(std::uintptr_t, void*);
 using cu_alloc_t      = int (*)(std::uintptr_t*, std::size_t);
 using cu_free_t       = int (*)(std::uintptr_t);
+using cu_alloc_managed_t = int (*)(std::uintptr_t*, std::size_t, unsigned);
 
 template <typename F>
 F sym(void* lib, char const* name)
@@ -84,6 +96,7 @@ struct path {
   std::function<void(void*, std::size_t, cudaStream_t)> dealloc;
   std::vector<double> ns;
   std::vector<double> ns_after_free;  // PRE_FREE_GIB runs
+  std::vector<double> alloc_ns, free_ns;  // W1: per allocation, per free
 };
 
 #ifdef WITH_RMM
@@ -93,6 +106,21 @@ class rmm_like_cuda final : public rmm::mr::device_memory_resource {
   {
     void* p{};
     if (cudaMalloc(&p, bytes) != cudaSuccess) { throw std::bad_alloc{}; }
+    return p;
+  }
+  void do_deallocate(void* p, std::size_t, rmm::cuda_stream_view) override { cudaFree(p); }
+  [[nodiscard]] bool do_is_equal(device_memory_resource const& o) const noexcept override
+  {
+    return this == &o;
+  }
+};
+
+// RMM 23.12's managed_memory_resource, as it is.
+class rmm_like_managed final : public rmm::mr::device_memory_resource {
+  void* do_allocate(std::size_t bytes, rmm::cuda_stream_view) override
+  {
+    void* p{};
+    if (cudaMallocManaged(&p, bytes) != cudaSuccess) { throw std::bad_alloc{}; }
     return p;
   }
   void do_deallocate(void* p, std::size_t, rmm::cuda_stream_view) override { cudaFree(p); }
@@ -149,6 +177,7 @@ int main(int argc, char** argv)
   auto cu_free_async = sym<cu_free_async_t>(cu, "cuMemFreeAsync");
   auto cu_alloc      = sym<cu_alloc_t>(cu, "cuMemAlloc_v2");
   auto cu_free       = sym<cu_free_t>(cu, "cuMemFree_v2");
+  auto cu_alloc_mgd  = sym<cu_alloc_managed_t>(cu, "cuMemAllocManaged");
 
   std::size_t free_b{}, total_b{};
   CK(cudaMemGetInfo(&free_b, &total_b));
@@ -184,6 +213,16 @@ int main(int argc, char** argv)
                 },
                 {}};
   };
+  auto cxx_path = [](char const* name, rmm::mr::device_memory_resource* r) {
+    return path{name,
+                [r](std::size_t s, cudaStream_t st) {
+                  return r->allocate(s, rmm::cuda_stream_view{st});
+                },
+                [r](void* p, std::size_t s, cudaStream_t st) {
+                  r->deallocate(p, s, rmm::cuda_stream_view{st});
+                },
+                {}};
+  };
 #endif
   if (async) {
     cudaMemPool_t const a = make_pool(), b = make_pool();
@@ -211,6 +250,35 @@ int main(int argc, char** argv)
     RK(rmm_async_create(&initial, &threshold, 0, &mr));
     paths.push_back(rmm_path("librmm rmm_allocate_async (async)", mr));
 #endif
+  } else if (kind == "managed") {
+    paths.push_back({"cudart cudaMallocManaged",
+                     [](std::size_t s, cudaStream_t) {
+                       void* p{};
+                       CK(cudaMallocManaged(&p, s));
+                       return p;
+                     },
+                     [](void* p, std::size_t, cudaStream_t) { CK(cudaFree(p)); },
+                     {}});
+    paths.push_back({"driver cuMemAllocManaged",
+                     [cu_alloc_mgd](std::size_t s, cudaStream_t) {
+                       std::uintptr_t p{};
+                       DK(cu_alloc_mgd(&p, s, 1 /* CU_MEM_ATTACH_GLOBAL */));
+                       return reinterpret_cast<void*>(p);
+                     },
+                     [cu_free](void* p, std::size_t, cudaStream_t) {
+                       DK(cu_free(reinterpret_cast<std::uintptr_t>(p)));
+                     },
+                     {}});
+#ifdef WITH_RMM
+    rmm_resource_t mr{};
+    RK(rmm_managed_create(&mr));
+    paths.push_back(rmm_path("librmm rmm_allocate_async (managed)", mr));
+    static rmm::mr::managed_memory_resource ours;
+    static rmm_like_managed theirs;
+    static counting ours_counted{&ours}, theirs_counted{&theirs};
+    paths.push_back(cxx_path("C++ rmm-rs managed_memory_resource (counted)", &ours_counted));
+    paths.push_back(cxx_path("C++ RMM-like cudaMallocManaged class (counted)", &theirs_counted));
+#endif
   } else {
     paths.push_back({"cudart cudaMalloc",
                      [](std::size_t s, cudaStream_t) {
@@ -234,16 +302,6 @@ int main(int argc, char** argv)
     rmm_resource_t mr{};
     RK(rmm_cuda_create(&mr));
     paths.push_back(rmm_path("librmm rmm_allocate_async (cuda)", mr));
-    auto cxx_path = [](char const* name, rmm::mr::device_memory_resource* r) {
-      return path{name,
-                  [r](std::size_t s, cudaStream_t st) {
-                    return r->allocate(s, rmm::cuda_stream_view{st});
-                  },
-                  [r](void* p, std::size_t s, cudaStream_t st) {
-                    r->deallocate(p, s, rmm::cuda_stream_view{st});
-                  },
-                  {}};
-    };
     static rmm::mr::cuda_memory_resource ours;
     static rmm_like_cuda theirs;
     static counting ours_counted{&ours}, theirs_counted{&theirs};
@@ -310,33 +368,76 @@ int main(int argc, char** argv)
   };
   auto timed = [&](path& p) {
     if (churn) { return timed_churn(p); }
+    using clk = std::chrono::steady_clock;
+    std::size_t const max_usage = std::size_t{16000} << 20;  // perf_anchor's W1 cap
     std::vector<std::pair<void*, std::size_t>> live;
     live.reserve(n);
-    std::size_t made = 0, ops = 0;
-    auto t0 = std::chrono::steady_clock::now();
+    std::size_t made = 0, ops = 0, allocs = 0, frees = 0, live_bytes = 0;
+    double alloc_t = 0, free_t = 0;
+    auto free_one = [&](std::size_t i) {
+      auto const t = clk::now();
+      p.dealloc(live[i].first, live[i].second, nullptr);
+      free_t += std::chrono::duration<double, std::nano>(clk::now() - t).count();
+      live_bytes -= live[i].second;
+      ++frees;
+    };
+    auto t0 = clk::now();
     for (auto const& s : plan) {
-      if (live.empty() || (s.op < 73 && made < n)) {
-        live.emplace_back(p.alloc(s.size, nullptr), s.size);
+      if (live.empty() || (s.op < 73 && made < n && live_bytes + s.size < max_usage)) {
+        auto const t = clk::now();
+        void* q      = p.alloc(s.size, nullptr);
+        alloc_t += std::chrono::duration<double, std::nano>(clk::now() - t).count();
+        live.emplace_back(q, s.size);
+        live_bytes += s.size;
         ++made;
+        ++allocs;
       } else {
         auto i = s.idx % live.size();
-        p.dealloc(live[i].first, live[i].second, nullptr);
+        free_one(i);
         live[i] = live.back();
         live.pop_back();
       }
       ++ops;
     }
-    for (auto& [q, b] : live) {
-      p.dealloc(q, b, nullptr);
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      free_one(i);
       ++ops;
     }
     CK(cudaStreamSynchronize(0));
-    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() /
-           double(ops);
+    p.alloc_ns.push_back(alloc_t / double(allocs));
+    p.free_ns.push_back(free_t / double(frees));
+    return std::chrono::duration<double, std::nano>(clk::now() - t0).count() / double(ops);
   };
   for (auto& p : paths) {
     timed(p);  // warm-up
+    p.alloc_ns.clear();
+    p.free_ns.clear();
   }
+  // HOLD_GIB / PRE_ASYNC: see the top.
+  char const* const hold_env = std::getenv("HOLD_GIB");
+  void* held{};
+  if (hold_env != nullptr && std::strtoul(hold_env, nullptr, 10) > 0) {
+    CK(cudaMalloc(&held, std::strtoul(hold_env, nullptr, 10) << 30));
+  }
+  bool const pre_async = std::getenv("PRE_ASYNC") != nullptr;
+  auto async_cycle     = [&] {
+    std::size_t f{}, t{};
+    CK(cudaMemGetInfo(&f, &t));
+    cudaMemPool_t pool{};
+    cudaMemPoolProps props{};
+    props.allocType     = cudaMemAllocationTypePinned;
+    props.handleTypes   = cudaMemHandleTypeNone;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id   = 0;
+    CK(cudaMemPoolCreate(&pool, &props));
+    std::uint64_t threshold = ~std::uint64_t{0};
+    CK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+    void* q{};
+    CK(cudaMallocFromPoolAsync(&q, (f / 2) & ~std::size_t{255}, pool, 0));
+    CK(cudaFreeAsync(q, 0));
+    CK(cudaStreamSynchronize(0));
+    CK(cudaMemPoolDestroy(pool));
+  };
   // PRE_FREE_GIB=G: every path is timed twice a round, once right after a cudaMalloc and
   // cudaFree of G GiB and once without, in alternating order (bench-vs-rmm's arena cells take
   // and give back most of the GPU just before the thin cells run: does the driver's work after
@@ -355,6 +456,7 @@ int main(int argc, char** argv)
     // Rotate which path goes first, so that none always follows another.
     for (std::size_t k = 0; k < paths.size(); ++k) {
       auto& p = paths[(k + r) % paths.size()];
+      if (pre_async) { async_cycle(); }
       if (pre_free == 0) {
         p.ns.push_back(timed(p));
         continue;
@@ -379,6 +481,16 @@ int main(int argc, char** argv)
     std::printf("  %s %.1f (%.3f)", p.name.c_str(), median(p.ns), median(p.ns) / base);
   }
   std::printf("\n");
+  if (!paths[0].alloc_ns.empty()) {
+    double const ab = median(paths[0].alloc_ns), fb = median(paths[0].free_ns);
+    std::printf("  per allocation / per free, ns (÷ the first path's):");
+    for (auto& p : paths) {
+      std::printf("  %s %.1f (%.3f) / %.1f (%.3f)", p.name.c_str(), median(p.alloc_ns),
+                  median(p.alloc_ns) / ab, median(p.free_ns), median(p.free_ns) / fb);
+    }
+    std::printf("\n");
+  }
+  if (held != nullptr) { CK(cudaFree(held)); }
   if (pre_free != 0) {
     std::printf("  after a %zu GiB free, ns (÷ the same path without):", pre_free >> 30);
     for (auto& p : paths) {

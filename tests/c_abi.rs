@@ -908,3 +908,86 @@ fn device_names() {
         assert!(untouched.iter().all(|&c| c == 0x55));
     }
 }
+
+/// Regression (the C ABI fuzzer, on a GPU): the pools' statistics were read field by field
+/// while other threads allocated and freed, so a snapshot could hold a largest free block
+/// above its free bytes, a fragmentation below 0. Each snapshot must agree with itself.
+#[test]
+fn pool_stats_agree_with_themselves_while_threads_allocate() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    init();
+    let up = cuda();
+    let (mut pool, mut vmm) = (null_mut(), null_mut());
+    // SAFETY: valid handles and out-pointers throughout; every allocation is freed with
+    // its size before the handles are released.
+    unsafe {
+        assert_eq!(rmm_pool_create(up, 0, 0, &mut pool), RMM_STATUS_SUCCESS);
+        let mut o = std::mem::zeroed::<rmm_vmm_pool_options>();
+        assert_eq!(rmm_vmm_pool_options_init(&mut o), RMM_STATUS_SUCCESS);
+        o.reserved_size = 1 << 30;
+        let have_vmm = rmm_vmm_pool_create(&o, &mut vmm) == RMM_STATUS_SUCCESS;
+        let handles: Vec<usize> = [pool, vmm]
+            .into_iter()
+            .filter(|h| !h.is_null())
+            .map(|h| h as usize)
+            .collect();
+        let stop = AtomicBool::new(false);
+        let disagreement = std::thread::scope(|s| {
+            for t in 0..4usize {
+                let (handles, stop) = (&handles, &stop);
+                s.spawn(move || {
+                    // Large blocks taken and given back at once: the free bytes swing
+                    // between little and a lot, and freed neighbours merge, so a read of
+                    // the free bytes and a later read of the largest block disagree.
+                    let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ t as u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        let h = handles[(x as usize >> 8) % handles.len()] as rmm_resource_t;
+                        let size = (1 << 20) << ((x >> 20) % 3);
+                        let mut p = null_mut();
+                        if rmm_allocate(h, size, &mut p) == RMM_STATUS_SUCCESS {
+                            assert_eq!(rmm_deallocate(h, p, size), RMM_STATUS_SUCCESS);
+                        }
+                    }
+                });
+            }
+            // The first disagreement, if any; the workers are stopped before it is reported
+            // (a panic here would leave them running and the scope waiting).
+            let deadline = std::time::Instant::now() + std::time::Duration::from_millis(1500);
+            let (mut reads, mut bad) = (0u64, None);
+            while bad.is_none() && std::time::Instant::now() < deadline {
+                let mut s = std::mem::zeroed::<rmm_pool_stats>();
+                assert_eq!(rmm_pool_get_stats(pool, &mut s), RMM_STATUS_SUCCESS);
+                if !(s.largest_free_block <= s.bytes_free
+                    && (0.0..=1.0).contains(&s.fragmentation)
+                    && (s.bytes_free == 0) == (s.free_block_count == 0))
+                {
+                    bad = Some(format!("pool stats disagree after {reads} reads: {s:?}"));
+                }
+                if have_vmm {
+                    let mut v = std::mem::zeroed::<rmm_vmm_pool_stats>();
+                    assert_eq!(rmm_vmm_pool_get_stats(vmm, &mut v), RMM_STATUS_SUCCESS);
+                    if !(v.largest_free_block <= v.bytes_free
+                        && (0.0..=1.0).contains(&v.fragmentation)
+                        && (v.bytes_free == 0) == (v.free_block_count == 0))
+                    {
+                        bad = Some(format!(
+                            "vmm pool stats disagree after {reads} reads: {v:?}"
+                        ));
+                    }
+                }
+                reads += 1;
+            }
+            stop.store(true, Ordering::Relaxed);
+            bad
+        });
+        if let Some(why) = disagreement {
+            panic!("{why}");
+        }
+        for h in [pool, vmm, up] {
+            assert_eq!(rmm_resource_release(h), RMM_STATUS_SUCCESS);
+        }
+    }
+}

@@ -1,9 +1,10 @@
 //! Allocator benchmark: the workloads of BENCH.md (W1 random, W2 churn, W3 threads,
-//! W4 streams, W6 fragmentation) over any set of resources, always with the runtime's plain
-//! malloc and its async pool as baselines. Prints a table and, with `--json FILE`, writes
-//! the same as JSON.
+//! W4 streams, W6 fragmentation) over any set of resources, with the runtime's plain malloc,
+//! its managed malloc and its async pool as baselines. Prints a table and, with
+//! `--json FILE`, writes the same as JSON.
 //!
-//! Resources: `cuda` (the runtime's malloc), `async` (the runtime's stream-ordered pool),
+//! Resources: `cuda` (the runtime's malloc), `managed` (the runtime's managed malloc, a
+//! baseline like `cuda`), `async` (the runtime's stream-ordered pool),
 //! `pool` (the chunked pool), `vmm_pool` (the pool on virtual memory: one reservation,
 //! granules mapped in place), `binning` (bins over a pool), `arena`. For the vmm pool the
 //! "peak upstream" column is its peak mapped memory (its pool size: it has no release
@@ -39,8 +40,8 @@ use std::time::Instant;
 use rmm::counters::{self, Counters};
 use rmm::mr::{
     ArenaMemoryResource, BinningMemoryResource, CudaMemoryResource, DeviceMemoryResource,
-    LimitingResourceAdaptor, PoolMemoryResource, SharedResource, StatisticsResourceAdaptor,
-    VmmPoolMemoryResource, VmmPoolOptions,
+    LimitingResourceAdaptor, ManagedMemoryResource, PoolMemoryResource, SharedResource,
+    StatisticsResourceAdaptor, VmmPoolMemoryResource, VmmPoolOptions,
 };
 use rmm::runtime::{
     runtime, MemHandleType, MemPool, MemPoolAttr, MemPoolLocation, MemPoolProps, Runtime,
@@ -134,13 +135,17 @@ impl Drop for Subject {
 
 fn make(name: &str, sizing: Sizing) -> Result<Subject> {
     let rt = runtime()?;
+    // The managed baseline takes managed memory; everything else sits on the plain malloc.
+    let base = || -> Result<SharedResource> {
+        Ok(if name == "managed" {
+            Arc::new(ManagedMemoryResource::new()?)
+        } else {
+            Arc::new(CudaMemoryResource::new()?)
+        })
+    };
     let device: SharedResource = match sizing {
-        Sizing::Device(bytes) => Arc::new(LimitingResourceAdaptor::new(
-            Arc::new(CudaMemoryResource::new()?),
-            bytes,
-            256,
-        )?),
-        _ => Arc::new(CudaMemoryResource::new()?),
+        Sizing::Device(bytes) => Arc::new(LimitingResourceAdaptor::new(base()?, bytes, 256)?),
+        _ => base()?,
     };
     // The statistics adaptor counts bytes taken from the upstream; its peak is the
     // resource's peak upstream memory.
@@ -159,7 +164,7 @@ fn make(name: &str, sizing: Sizing) -> Result<Subject> {
     };
     let mut release: Option<Box<dyn Fn() -> Result<usize>>> = None;
     let mr: SharedResource = match name {
-        "cuda" => upstream.clone(),
+        "cuda" | "managed" => upstream.clone(),
         "pool" => {
             let pool = Arc::new(PoolMemoryResource::new(up, initial()?, None)?);
             let p = pool.clone();
@@ -277,7 +282,9 @@ fn make(name: &str, sizing: Sizing) -> Result<Subject> {
     })
 }
 
-const RESOURCES: &[&str] = &["cuda", "async", "pool", "vmm_pool", "binning", "arena"];
+const RESOURCES: &[&str] = &[
+    "cuda", "managed", "async", "pool", "vmm_pool", "binning", "arena",
+];
 
 /// Streams made for a workload, destroyed when dropped (after the resources using them).
 /// They are announced to the library, as `rmm::cuda_stream` / `rmm_stream_create` streams
@@ -837,7 +844,7 @@ fn run_workload(
     let rt = runtime()?;
     // Plain malloc costs microseconds per call: shorter loops keep runs bounded; the
     // per-operation figures stay comparable.
-    let slow = name == "cuda";
+    let slow = name == "cuda" || name == "managed";
     let scale = |n: usize| if quick { (n / 10).max(1000) } else { n };
     match w {
         "w1" => {
@@ -872,7 +879,7 @@ fn run_workload(
         "w3" => {
             // Baselines serialize inside the runtime: fewer steps keep 16 threads bounded.
             let steps = scale(match name {
-                "cuda" => 5_000,
+                "cuda" | "managed" => 5_000,
                 "async" => 20_000,
                 _ => match W3_STEPS.load(Ordering::Relaxed) {
                     0 => 200_000,

@@ -53,13 +53,15 @@ pub unsafe extern "C" fn rmm_pool_get_stats(
         non_null(stats, "stats")?;
         let r = resource_of(pool)?;
         let p = downcast::<PoolMemoryResource>(&r, pool)?;
+        // One pass: the fields agree with each other while other threads use the pool.
+        let free = p.free_summary();
         let s = rmm_pool_stats {
             pool_size: p.pool_size(),
             maximum_pool_size: p.maximum_pool_size().unwrap_or(0),
-            bytes_free: p.bytes_free(),
-            free_block_count: p.free_block_count(),
-            largest_free_block: p.largest_free_block(),
-            fragmentation: p.fragmentation(),
+            bytes_free: free.bytes_free,
+            free_block_count: free.free_block_count,
+            largest_free_block: free.largest_free_block,
+            fragmentation: free.fragmentation(),
         };
         // SAFETY: checked non-null above.
         unsafe { write_out(stats, s) };

@@ -73,7 +73,7 @@ pub use per_device::{
     set_per_device_resource, set_per_device_resource_tagged, TagRelease, TAG_KEYS,
 };
 pub use pinned_host::PinnedHostMemoryResource;
-pub use pool::PoolMemoryResource;
+pub use pool::{FreeSummary, PoolMemoryResource};
 pub use sam_headroom::SamHeadroomMemoryResource;
 pub use system::SystemMemoryResource;
 pub use vmm_pool::{VirtualSpace, VmmPoolMemoryResource, VmmPoolOptions};

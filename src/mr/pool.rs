@@ -703,6 +703,28 @@ impl Shards {
     }
 }
 
+/// A pool's free memory, read in one pass ([`PoolMemoryResource::free_summary`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FreeSummary {
+    /// Bytes taken from upstream (or mapped) and not allocated.
+    pub bytes_free: usize,
+    /// Number of free blocks.
+    pub free_block_count: usize,
+    /// Size of the largest free block (never above `bytes_free`).
+    pub largest_free_block: usize,
+}
+
+impl FreeSummary {
+    /// `1 - largest_free_block / bytes_free`, or 0 when nothing is free; within [0, 1].
+    pub fn fragmentation(&self) -> f64 {
+        if self.bytes_free == 0 {
+            0.0
+        } else {
+            1.0 - self.largest_free_block as f64 / self.bytes_free as f64
+        }
+    }
+}
+
 /// A coalescing pool sub-allocator (hipMM's `pool_memory_resource`), growing from its
 /// upstream on demand up to an optional maximum. See the module docs for its structure
 /// and [`super::stream_ordered`] for the stream rules (including destroyed streams).
@@ -1540,12 +1562,21 @@ impl PoolMemoryResource {
     /// `1 - largest_free_block / bytes_free`, or 0 when nothing is free: 0 means all free
     /// memory is one block.
     pub fn fragmentation(&self) -> f64 {
-        let free = self.bytes_free();
-        if free == 0 {
-            0.0
-        } else {
-            1.0 - self.largest_free_block() as f64 / free as f64
-        }
+        self.free_summary().fragmentation()
+    }
+
+    /// Free bytes, free blocks and the largest free block, read in one pass over the
+    /// global pool and the shards, so that they agree with each other while other threads
+    /// allocate and free (separate reads could see a largest block above the free bytes:
+    /// a fragmentation below 0, found by the C ABI fuzzer on a GPU).
+    pub fn free_summary(&self) -> FreeSummary {
+        let mut s = FreeSummary::default();
+        self.each_structure(|i| {
+            s.bytes_free += i.bytes_free;
+            s.free_block_count += i.free_count;
+            s.largest_free_block = s.largest_free_block.max(i.largest_free());
+        });
+        s
     }
 
     /// Returns every shard's entirely free slabs to the global pool (in stream order), then

@@ -481,6 +481,12 @@ impl VmmPoolMemoryResource {
         self.pool.fragmentation()
     }
 
+    /// Free bytes, free blocks and the largest free block, read together (see
+    /// [`PoolMemoryResource::free_summary`]).
+    pub fn free_summary(&self) -> crate::mr::FreeSummary {
+        self.pool.free_summary()
+    }
+
     /// Unmaps every whole free granule, wherever it is (blocks around it stay live), after
     /// the streams that freed them finished their work. Returns the bytes unmapped.
     pub fn release(&self) -> Result<usize> {
