@@ -4,7 +4,7 @@
 #   lib/     librmm.so and librmm_preload.so
 #   prefix/  an installed prefix (cmake --install) for the C/C++ suites, without librmm.a
 #   wheel/   the Python wheel (abi3), for scripts/gpu-rmm-own-python-tests.sh and Dask-CUDA
-#   rmm-bench, rmm-replay
+#   rmm-bench, rmm-replay, rmm-viz
 # Release builds carry no debug info, so the folder stays well under the 64 MiB that the
 # device tool carries. Other folders under .carry/ (RMM's suites, bench-vs-rmm) are kept.
 # Then on the GPU machine: scripts/gpu-rust-tests.sh, scripts/gpu-cpp-tests.sh,
@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
-rm -rf .carry/bin .carry/lib .carry/prefix .carry/wheel .carry/rmm-bench .carry/rmm-replay
+rm -rf .carry/bin .carry/lib .carry/prefix .carry/wheel .carry/rmm-bench .carry/rmm-replay .carry/rmm-viz
 mkdir -p .carry/bin .carry/lib .carry/wheel
 
 echo "make-carry: cargo build and test executables (release)"
@@ -35,7 +35,7 @@ with open(".carry/test-artifacts.json") as f:
 PY
 rm .carry/test-artifacts.json
 cp target/release/librmm.so target/release/librmm_preload.so .carry/lib/
-cp target/release/rmm-bench target/release/rmm-replay .carry/
+cp target/release/rmm-bench target/release/rmm-replay target/release/rmm-viz .carry/
 
 echo "make-carry: installed prefix"
 cmake -S . -B build-carry -DCMAKE_BUILD_TYPE=Release -DRMM_BUILD_TESTS=OFF \
@@ -55,5 +55,5 @@ fi
 
 # Cargo's release profile strips debug info already; this keeps the folder small should a
 # profile override bring it back.
-strip --strip-debug .carry/bin/* .carry/rmm-bench .carry/rmm-replay .carry/lib/*.so
+strip --strip-debug .carry/bin/* .carry/rmm-bench .carry/rmm-replay .carry/rmm-viz .carry/lib/*.so
 du -sh .carry/bin .carry/lib .carry/prefix .carry/wheel

@@ -204,6 +204,40 @@ pub fn record(
     st.ring.push_back(e);
 }
 
+/// The runtime entry points the interposer (`librmm_preload.so`) exports: the frame of one
+/// right above the interposer's own is the interposer, not the program.
+const INTERPOSED: &[&str] = &[
+    "cudaMalloc",
+    "cudaFree",
+    "cudaMallocAsync",
+    "cudaFreeAsync",
+    "cudaMallocManaged",
+    "hipMalloc",
+    "hipExtMallocWithFlags",
+    "hipFree",
+    "hipMallocAsync",
+    "hipFreeAsync",
+    "hipMallocManaged",
+];
+
+/// Whether a frame named `name` belongs to the program (kept in a snapshot), read in stack
+/// order from the capture outwards. The recorder's, the library's and the interposer's own
+/// frames say nothing about the program: the first frame kept is the C ABI call the program
+/// made or, for an interposed program, the caller of the runtime entry point it called.
+/// `none_kept`: no frame kept yet (core's closures around the capture come first in
+/// unoptimized builds); `after_interposer` carries state from frame to frame.
+fn program_frame(name: &str, none_kept: bool, after_interposer: &mut bool) -> bool {
+    let interposer = name.starts_with("rmm_preload::");
+    if interposer || name.starts_with("backtrace::") || name.starts_with("rmm::") {
+        *after_interposer = interposer;
+        return false;
+    }
+    if none_kept && name.starts_with("core::") {
+        return false;
+    }
+    !(std::mem::take(after_interposer) && INTERPOSED.contains(&name))
+}
+
 /// Resolved frames by return address: the same call sites recur in every stack, and
 /// symbolizing one is costly.
 type Symbols = HashMap<usize, Vec<Value>>;
@@ -212,6 +246,7 @@ fn stack_json(stack: &Option<Arc<Mutex<backtrace::Backtrace>>>, symbols: &mut Sy
     let Some(bt) = stack else { return Value::Null };
     let bt = bt.lock();
     let mut frames = Vec::new();
+    let mut after_interposer = false;
     for f in bt.frames() {
         let resolved = symbols.entry(f.ip() as usize).or_insert_with(|| {
             let mut out = Vec::new();
@@ -227,11 +262,7 @@ fn stack_json(stack: &Option<Arc<Mutex<backtrace::Backtrace>>>, symbols: &mut Sy
         });
         for v in resolved.iter() {
             let name = v["function"].as_str().unwrap_or("");
-            // The recorder's and the library's own frames say nothing about the program:
-            // the first frame is the C ABI call the program made (core's closures around
-            // the capture come first in unoptimized builds).
-            let ours = name.starts_with("backtrace::") || name.starts_with("rmm::");
-            if ours || (frames.is_empty() && name.starts_with("core::")) {
+            if !program_frame(name, frames.is_empty(), &mut after_interposer) {
                 continue;
             }
             frames.push(v.clone());
@@ -467,6 +498,47 @@ mod tests {
 
     /// Tests that turn recording on and off run one at a time.
     static SERIAL: Mutex<()> = Mutex::new(());
+
+    /// The frames a snapshot keeps of a stack, innermost first.
+    fn kept<'a>(stack: &[&'a str]) -> Vec<&'a str> {
+        let (mut out, mut after) = (Vec::new(), false);
+        for &name in stack {
+            if program_frame(name, out.is_empty(), &mut after) {
+                out.push(name);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn snapshots_keep_the_program_frames_above_the_interposer() {
+        // PyTorch under librmm_preload.so (as seen on a GPU): its allocator is the site.
+        let torch = [
+            "backtrace::capture::Backtrace::new_unresolved",
+            "rmm::history::record",
+            "rmm_preload::engine::Engine::allocate",
+            "rmm_preload::engine::allocate",
+            "cudaMalloc",
+            "c10::cuda::CUDACachingAllocator::allocate",
+            "at::empty",
+        ];
+        assert_eq!(
+            kept(&torch),
+            ["c10::cuda::CUDACachingAllocator::allocate", "at::empty"]
+        );
+        // A C program: its call of the C ABI is kept; a cudaMalloc that is not the
+        // interposer's (no interposer frame under it) is the program's own.
+        let c = [
+            "core::ops::function::FnOnce::call_once",
+            "rmm::ffi::x",
+            "main",
+        ];
+        assert_eq!(kept(&c), ["main"]);
+        assert_eq!(
+            kept(&["rmm::a", "cudaMalloc", "main"]),
+            ["cudaMalloc", "main"]
+        );
+    }
 
     fn pool() -> rmm_resource_t {
         crate::mr::tests::init();

@@ -33,6 +33,10 @@ pub(crate) struct Entry {
     pub(crate) resource: SharedResource,
     /// The raw runtime calls a thin resource's allocation ends in (see [`super::direct`]).
     pub(crate) direct: Option<DirectPath>,
+    /// The resource's device: the current device when the handle was made (resources serve
+    /// the device current at their creation), so that the memory history names it without
+    /// a runtime call per event; -1 when no runtime was loaded.
+    pub(crate) device: i32,
 }
 
 #[derive(Default)]
@@ -131,9 +135,13 @@ impl HandleTable {
         let mut s = slot.state.write();
         s.refs = 1;
         let direct = value.direct_path();
+        let device = crate::runtime::runtime()
+            .map(crate::mr::current_device_or_unknown)
+            .unwrap_or(-1);
         let boxed = s.value.insert(Box::new(Entry {
             resource: value,
             direct,
+            device,
         }));
         slot.resource
             .store(&mut **boxed as *mut Entry, Ordering::Release);

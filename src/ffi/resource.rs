@@ -273,9 +273,16 @@ fn record(
     let id = entry.map_or(resource as usize, |e| {
         std::sync::Arc::as_ptr(&e.resource) as *const () as usize
     });
-    let device = crate::runtime::runtime()
-        .map(crate::mr::current_device_or_unknown)
-        .unwrap_or(-1);
+    // The resource's device, known since its handle was made (no runtime call per event);
+    // for a released handle, the current device.
+    let device = entry.map_or_else(
+        || {
+            crate::runtime::runtime()
+                .map(crate::mr::current_device_or_unknown)
+                .unwrap_or(-1)
+        },
+        |e| e.device,
+    );
     crate::history::record(kind, ptr, bytes, stream as usize, device, name, id);
 }
 
