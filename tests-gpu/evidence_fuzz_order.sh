@@ -7,23 +7,9 @@
 # machine, from the project root, carrying .carry/bench-vs-rmm, .carry/prefix and
 # .carry/rmm-viz. Output: $OUT/order.log, perf_anchor JSON (p_*.json), the two comparisons
 # (cmp1.md, cmp2.md), the snapshots and reports (order-files.tar.gz).
-set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 2
-R=$PWD C=$R/.carry
-for d in /usr/local/cuda/bin /usr/local/cuda-*/bin; do [ -d "$d" ] && PATH="$PATH:$d"; done
-export PATH
-cuda=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
-W=/tmp/gpu-order; rm -rf $W; mkdir -p $W
-OUT=${OUT:-/tmp/gpu-order-out}; mkdir -p "$OUT"
-exec > >(tee "$OUT/order.log") 2>&1
-stamp() { echo "== [$SECONDS s] $*"; }
-nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv
-stamp "builds"
-(CARRY=$C/bench-vs-rmm BUILD=/tmp/pab JOBS=8 bash $C/bench-vs-rmm/harness/build.sh >$W/pab-build.log 2>&1; echo "perf_anchor build: $?") &
-pab_pid=$!
-inc=(-I"$C/prefix/include" -I"$cuda/include")
-lib=(-L"$C/prefix/lib" -lrmm -Wl,-rpath,"$C/prefix/lib")
-gcc -O2 "${inc[@]}" tests-gpu/fragment_snapshot.c "${lib[@]}" -o $W/fragment_snapshot || echo "fragment_snapshot build failed"
+NAME=order
+# shellcheck source=tests-gpu/evidence_common.sh
+source "$(dirname "$0")/evidence_common.sh"
 export RMM_RUNTIME=cuda
 stamp "fuzzer: asan and fast builds, seeds 11-13, 8 and 16 threads"
 BUILDS="asan fast" SEEDS="11 12 13" THREADS="8 16" ASAN_SECONDS=36 FAST_SECONDS=120 timeout 280 bash scripts/gpu-fuzz.sh 2>&1 | grep -v "^  [a-z_]* *[0-9]* *[0-9]* *0 *0$"

@@ -14,26 +14,11 @@
 #     memory ended with os._exit, tests-gpu/fragment_snapshot.c, each rendered by rmm-viz;
 #   - 30 s of the C ABI fuzzer (its rate).
 # Output: $OUT/evidence.log, $OUT/evidence-files.tar.gz (snapshots and reports), rmm-bench JSON.
-set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 2
-R=$PWD C=$R/.carry
+NAME=evidence
+# shellcheck source=tests-gpu/evidence_common.sh
+source "$(dirname "$0")/evidence_common.sh"
 libtests=$(find "$C/bin" -maxdepth 1 -name "rmm-*" -type f | head -1)
-for d in /usr/local/cuda/bin /usr/local/cuda-*/bin; do [ -d "$d" ] && PATH="$PATH:$d"; done
-export PATH
-cuda=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
 PY=/opt/torch/.venv/bin/python3
-W=/tmp/gpu-evidence; rm -rf $W; mkdir -p $W
-OUT=${OUT:-/tmp/gpu-evidence-out}; mkdir -p "$OUT"
-exec > >(tee "$OUT/evidence.log") 2>&1
-stamp() { echo "== [$SECONDS s] $*"; }
-nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv
-stamp "builds"
-(CARRY=$C/bench-vs-rmm BUILD=/tmp/pab JOBS=12 bash $C/bench-vs-rmm/harness/build.sh >$W/pab-build.log 2>&1; echo "perf_anchor build: $?") &
-pab_pid=$!
-inc=(-I"$C/prefix/include" -I"$cuda/include")
-lib=(-L"$C/prefix/lib" -lrmm -Wl,-rpath,"$C/prefix/lib")
-gcc -O2 "${inc[@]}" tests-gpu/vmm_release.c "${lib[@]}" -L"$cuda/lib64" -L"$cuda/targets/x86_64-linux/lib" -lcudart -o $W/vmm_release || echo "vmm_release build failed"
-gcc -O2 "${inc[@]}" tests-gpu/fragment_snapshot.c "${lib[@]}" -o $W/fragment_snapshot || echo "fragment_snapshot build failed"
 wait $pab_pid
 cat /tmp/pab/build-status.txt
 export RMM_RUNTIME=cuda

@@ -250,48 +250,23 @@ int main(int argc, char** argv)
     RK(rmm_async_create(&initial, &threshold, 0, &mr));
     paths.push_back(rmm_path("librmm rmm_allocate_async (async)", mr));
 #endif
-  } else if (kind == "managed") {
-    paths.push_back({"cudart cudaMallocManaged",
-                     [](std::size_t s, cudaStream_t) {
-                       void* p{};
-                       CK(cudaMallocManaged(&p, s));
-                       return p;
-                     },
-                     [](void* p, std::size_t, cudaStream_t) { CK(cudaFree(p)); },
-                     {}});
-    paths.push_back({"driver cuMemAllocManaged",
-                     [cu_alloc_mgd](std::size_t s, cudaStream_t) {
-                       std::uintptr_t p{};
-                       DK(cu_alloc_mgd(&p, s, 1 /* CU_MEM_ATTACH_GLOBAL */));
-                       return reinterpret_cast<void*>(p);
-                     },
-                     [cu_free](void* p, std::size_t, cudaStream_t) {
-                       DK(cu_free(reinterpret_cast<std::uintptr_t>(p)));
-                     },
-                     {}});
-#ifdef WITH_RMM
-    rmm_resource_t mr{};
-    RK(rmm_managed_create(&mr));
-    paths.push_back(rmm_path("librmm rmm_allocate_async (managed)", mr));
-    static rmm::mr::managed_memory_resource ours;
-    static rmm_like_managed theirs;
-    static counting ours_counted{&ours}, theirs_counted{&theirs};
-    paths.push_back(cxx_path("C++ rmm-rs managed_memory_resource (counted)", &ours_counted));
-    paths.push_back(cxx_path("C++ RMM-like cudaMallocManaged class (counted)", &theirs_counted));
-#endif
   } else {
-    paths.push_back({"cudart cudaMalloc",
-                     [](std::size_t s, cudaStream_t) {
+    // cuda and managed: the runtime's blocking malloc and the driver's, both freed with
+    // their library's free, then (with -DWITH_RMM) the C ABI and the counted C++ classes.
+    bool const managed = kind == "managed";
+    paths.push_back({managed ? "cudart cudaMallocManaged" : "cudart cudaMalloc",
+                     [managed](std::size_t s, cudaStream_t) {
                        void* p{};
-                       CK(cudaMalloc(&p, s));
+                       CK(managed ? cudaMallocManaged(&p, s) : cudaMalloc(&p, s));
                        return p;
                      },
                      [](void* p, std::size_t, cudaStream_t) { CK(cudaFree(p)); },
                      {}});
-    paths.push_back({"driver cuMemAlloc",
-                     [cu_alloc](std::size_t s, cudaStream_t) {
+    paths.push_back({managed ? "driver cuMemAllocManaged" : "driver cuMemAlloc",
+                     [managed, cu_alloc, cu_alloc_mgd](std::size_t s, cudaStream_t) {
                        std::uintptr_t p{};
-                       DK(cu_alloc(&p, s));
+                       DK(managed ? cu_alloc_mgd(&p, s, 1 /* CU_MEM_ATTACH_GLOBAL */)
+                                  : cu_alloc(&p, s));
                        return reinterpret_cast<void*>(p);
                      },
                      [cu_free](void* p, std::size_t, cudaStream_t) {
@@ -300,13 +275,24 @@ int main(int argc, char** argv)
                      {}});
 #ifdef WITH_RMM
     rmm_resource_t mr{};
-    RK(rmm_cuda_create(&mr));
-    paths.push_back(rmm_path("librmm rmm_allocate_async (cuda)", mr));
-    static rmm::mr::cuda_memory_resource ours;
-    static rmm_like_cuda theirs;
-    static counting ours_counted{&ours}, theirs_counted{&theirs};
-    paths.push_back(cxx_path("C++ rmm-rs cuda_memory_resource (counted)", &ours_counted));
-    paths.push_back(cxx_path("C++ RMM-like cudaMalloc class (counted)", &theirs_counted));
+    RK(managed ? rmm_managed_create(&mr) : rmm_cuda_create(&mr));
+    paths.push_back(rmm_path(managed ? "librmm rmm_allocate_async (managed)"
+                                     : "librmm rmm_allocate_async (cuda)",
+                             mr));
+    static rmm::mr::cuda_memory_resource ours_cuda;
+    static rmm::mr::managed_memory_resource ours_managed;
+    static rmm_like_cuda theirs_cuda;
+    static rmm_like_managed theirs_managed;
+    static counting ours_counted{managed ? static_cast<rmm::mr::device_memory_resource*>(&ours_managed)
+                                         : &ours_cuda};
+    static counting theirs_counted{
+      managed ? static_cast<rmm::mr::device_memory_resource*>(&theirs_managed) : &theirs_cuda};
+    paths.push_back(cxx_path(managed ? "C++ rmm-rs managed_memory_resource (counted)"
+                                     : "C++ rmm-rs cuda_memory_resource (counted)",
+                             &ours_counted));
+    paths.push_back(cxx_path(managed ? "C++ RMM-like cudaMallocManaged class (counted)"
+                                     : "C++ RMM-like cudaMalloc class (counted)",
+                             &theirs_counted));
 #endif
   }
 
