@@ -100,12 +100,15 @@ struct path {
 };
 
 #ifdef WITH_RMM
-// RMM 23.12's cuda_memory_resource, as it is: the runtime call and nothing else.
-class rmm_like_cuda final : public rmm::mr::device_memory_resource {
+// RMM 23.12's cuda_memory_resource (Managed: managed_memory_resource), as it is: the
+// runtime call and nothing else.
+template <bool Managed>
+class rmm_like final : public rmm::mr::device_memory_resource {
   void* do_allocate(std::size_t bytes, rmm::cuda_stream_view) override
   {
     void* p{};
-    if (cudaMalloc(&p, bytes) != cudaSuccess) { throw std::bad_alloc{}; }
+    auto const e = Managed ? cudaMallocManaged(&p, bytes) : cudaMalloc(&p, bytes);
+    if (e != cudaSuccess) { throw std::bad_alloc{}; }
     return p;
   }
   void do_deallocate(void* p, std::size_t, rmm::cuda_stream_view) override { cudaFree(p); }
@@ -114,21 +117,8 @@ class rmm_like_cuda final : public rmm::mr::device_memory_resource {
     return this == &o;
   }
 };
-
-// RMM 23.12's managed_memory_resource, as it is.
-class rmm_like_managed final : public rmm::mr::device_memory_resource {
-  void* do_allocate(std::size_t bytes, rmm::cuda_stream_view) override
-  {
-    void* p{};
-    if (cudaMallocManaged(&p, bytes) != cudaSuccess) { throw std::bad_alloc{}; }
-    return p;
-  }
-  void do_deallocate(void* p, std::size_t, rmm::cuda_stream_view) override { cudaFree(p); }
-  [[nodiscard]] bool do_is_equal(device_memory_resource const& o) const noexcept override
-  {
-    return this == &o;
-  }
-};
+using rmm_like_cuda    = rmm_like<false>;
+using rmm_like_managed = rmm_like<true>;
 
 // perf_anchor's counting adaptor (the same layer above both builds' cuda resource).
 class counting final : public rmm::mr::device_memory_resource {
@@ -182,7 +172,8 @@ int main(int argc, char** argv)
   std::size_t free_b{}, total_b{};
   CK(cudaMemGetInfo(&free_b, &total_b));
   std::size_t const initial = (free_b / 4) & ~std::size_t{255};
-  auto make_pool            = [&] {
+  // A pool made like RMM's cuda_async_memory_resource, primed with `prime` bytes.
+  auto make_pool = [&](std::size_t prime) {
     cudaMemPool_t pool{};
     cudaMemPoolProps props{};
     props.allocType     = cudaMemAllocationTypePinned;
@@ -193,7 +184,7 @@ int main(int argc, char** argv)
     std::uint64_t threshold = ~std::uint64_t{0};
     CK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
     void* p{};
-    CK(cudaMallocFromPoolAsync(&p, initial, pool, 0));
+    CK(cudaMallocFromPoolAsync(&p, prime, pool, 0));
     CK(cudaFreeAsync(p, 0));
     CK(cudaStreamSynchronize(0));
     return pool;
@@ -225,7 +216,7 @@ int main(int argc, char** argv)
   };
 #endif
   if (async) {
-    cudaMemPool_t const a = make_pool(), b = make_pool();
+    cudaMemPool_t const a = make_pool(initial), b = make_pool(initial);
     paths.push_back({"cudart cudaMallocFromPoolAsync",
                      [a](std::size_t s, cudaStream_t st) {
                        void* p{};
@@ -409,20 +400,7 @@ int main(int argc, char** argv)
   auto async_cycle     = [&] {
     std::size_t f{}, t{};
     CK(cudaMemGetInfo(&f, &t));
-    cudaMemPool_t pool{};
-    cudaMemPoolProps props{};
-    props.allocType     = cudaMemAllocationTypePinned;
-    props.handleTypes   = cudaMemHandleTypeNone;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id   = 0;
-    CK(cudaMemPoolCreate(&pool, &props));
-    std::uint64_t threshold = ~std::uint64_t{0};
-    CK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
-    void* q{};
-    CK(cudaMallocFromPoolAsync(&q, (f / 2) & ~std::size_t{255}, pool, 0));
-    CK(cudaFreeAsync(q, 0));
-    CK(cudaStreamSynchronize(0));
-    CK(cudaMemPoolDestroy(pool));
+    CK(cudaMemPoolDestroy(make_pool((f / 2) & ~std::size_t{255})));
   };
   // PRE_FREE_GIB=G: every path is timed twice a round, once right after a cudaMalloc and
   // cudaFree of G GiB and once without, in alternating order (bench-vs-rmm's arena cells take
