@@ -32,6 +32,9 @@
 #   ASAN_LEAKS=1         LeakSanitizer on in the sanitized runs (CUDA's libraries suppressed)
 #   PREFIX=.carry/prefix the installed prefix; BUILD=/tmp/gpu-fuzz-build; LOGS=/tmp/gpu-fuzz
 #   RUNTIME=cuda         RMM_RUNTIME of the runs (host: try the script on a machine without GPU)
+#   PARALLEL=1           runs side by side (separate processes: a blocking free in one
+#                        process does not wait for another's streams), each given its share
+#                        of the wall time times this
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 root="$PWD"
@@ -50,6 +53,7 @@ check_batch="${CHECK_BATCH:-16}"
 vmm_reserve="${VMM_RESERVE_MIB:-1024}"
 asan_leaks="${ASAN_LEAKS:-1}"
 runtime="${RUNTIME:-cuda}"
+parallel="${PARALLEL:-1}"
 export RMM_RUNTIME="$runtime"
 
 die() {
@@ -102,6 +106,7 @@ build_fuzzer() {
   fi
 }
 
+[[ "$parallel" =~ ^[1-9][0-9]*$ ]] || die "PARALLEL must be a whole number from 1 (got '$parallel')"
 read -r -a seed_list <<<"$seeds"
 read -r -a thread_list <<<"$thread_counts"
 read -r -a build_list <<<"$builds"
@@ -113,24 +118,78 @@ for b in "${build_list[@]}"; do
   build_fuzzer "$b"
 done
 
+declare -a rcs=()
 last_log="" runs=0 total_ops=0 total_bad=0 total_refused=0 total_defects=0 failed=0 total_seconds=0
 declare -a problems=()
 pattern='^==[0-9]+==WARNING: AddressSanitizer failed to allocate 0x[0-9a-f]+ bytes$'
 
 printf '%-5s %6s %7s %13s %11s %9s %8s %11s %4s\n' build seed threads ops "bad calls" refused \
   defects "ops/s" rc
+# Reads one finished run's log: prints its line and adds it to the totals.
+collect() { # build seed threads log rc
+  local b="$1" seed="$2" threads="$3" log="$4" rc="$5" line ops bad refused defects rate asan_refused
+  last_log="$log"
+  runs=$((runs + 1))
+  line="$(grep -E '^rmm_fuzz_c_abi: [0-9]+ operations, [0-9]+ bad calls' "$log" | tail -n 1)"
+  ops=0 bad=0 refused=0 defects=0 rate=0
+  if [[ -n "$line" ]]; then
+    read -r ops bad refused defects rate < <(sed -E \
+      's/^rmm_fuzz_c_abi: ([0-9]+) operations, ([0-9]+) bad calls, ([0-9]+) refused \(limits\), ([0-9]+) defects \(([0-9.]+) ops\/s.*/\1 \2 \3 \4 \5/' \
+      <<<"$line")
+  fi
+  printf '%-5s %6s %7s %13s %11s %9s %8s %11s %4s\n' "$b" "$seed" "$threads" "$ops" "$bad" \
+    "$refused" "$defects" "$rate" "$rc"
+  total_ops=$((total_ops + ops))
+  total_bad=$((total_bad + bad))
+  total_refused=$((total_refused + refused))
+  total_defects=$((total_defects + defects))
+  if [[ -z "$line" ]]; then
+    failed=$((failed + 1))
+    problems+=("$b seed $seed, $threads threads: no summary line (exit status $rc) -> $log")
+  elif ! grep -q "^rmm_fuzz_c_abi: runtime $runtime " "$log"; then
+    failed=$((failed + 1))
+    problems+=("$b seed $seed, $threads threads: did not run on the $runtime runtime -> $log")
+  elif ((rc != 0)); then
+    failed=$((failed + 1))
+    problems+=("$b seed $seed, $threads threads: exit status $rc, $defects defects -> $log")
+  fi
+  if ((defects > 0)); then
+    # The first distinct defect messages (the thread and step numbers dropped).
+    grep -E '^DEFECT ' "$log" | sed -E 's/^DEFECT thread [0-9]+ step [0-9]+: //' |
+      sort | uniq -c | sort -rn | head -5 | sed 's/^/      /'
+  fi
+  if grep -qE '^(==[0-9]+==ERROR|SUMMARY: (AddressSanitizer|UndefinedBehaviorSanitizer|LeakSanitizer))|runtime error:' "$log"; then
+    problems+=("$b seed $seed, $threads threads: sanitizer report -> $log")
+    grep -E '^(==[0-9]+==ERROR|SUMMARY:)|runtime error:' "$log" | head -3 | sed 's/^/      /'
+  fi
+  asan_refused="$(grep -cE "$pattern" "$log" || true)"
+  ((asan_refused > 0)) && echo "      ($asan_refused deliberate requests over 1 TiB refused by ASan)"
+  return 0
+}
+
 for b in "${build_list[@]}"; do
   if [[ "$b" == asan ]]; then
     budget_s="$asan_seconds" budget_ops="$asan_ops"
   else
     budget_s="$fast_seconds" budget_ops="$fast_ops"
   fi
-  # Each run's share of the build's budget (at least 1 s).
-  run_s=$(awk -v t="$budget_s" -v n="$per_build_runs" 'BEGIN { s = t / n; if (s < 1) s = 1; printf "%.1f", s }')
+  # Runs side by side, in groups of $parallel: each run gets its share of the build's wall
+  # time times the group size (at least 1 s).
+  group=$((parallel < per_build_runs ? parallel : per_build_runs))
+  run_s=$(awk -v t="$budget_s" -v n="$per_build_runs" -v g="$group" 'BEGIN { s = t * g / n; if (s < 1) s = 1; printf "%.1f", s }')
   run_ops=0
   if ((budget_ops > 0)); then run_ops=$(((budget_ops + per_build_runs - 1) / per_build_runs)); fi
+  # A run that hangs is stopped well after its time is up.
+  limit=$(awk -v s="$run_s" 'BEGIN { printf "%d", s * 2 + 300 }')
+  specs=()
   for threads in "${thread_list[@]}"; do
-    for seed in "${seed_list[@]}"; do
+    for seed in "${seed_list[@]}"; do specs+=("$seed:$threads"); done
+  done
+  for ((first = 0; first < ${#specs[@]}; first += group)); do
+    start=$SECONDS
+    pids=() batch=()
+    for spec in "${specs[@]:first:group}"; do
+      seed="${spec%%:*}" threads="${spec##*:}"
       log="$logs/$b-seed$seed-t$threads.log"
       args=(--seconds "$run_s" --seed "$seed" --threads "$threads" --check-batch "$check_batch"
         --vmm-reserve-mib "$vmm_reserve")
@@ -138,48 +197,18 @@ for b in "${build_list[@]}"; do
       [[ -n "$kinds" ]] && args+=(--kinds "$kinds")
       env_run=()
       [[ "$b" == asan ]] && env_run=("${asan_env[@]}")
-      # A run that hangs is stopped well after its time is up.
-      limit=$(awk -v s="$run_s" 'BEGIN { printf "%d", s * 2 + 300 }')
-      start=$SECONDS
-      env "${env_run[@]}" timeout "$limit" "$build/$b/rmm_fuzz_c_abi" "${args[@]}" >"$log" 2>&1
-      rc=$?
-      last_log="$log"
-      runs=$((runs + 1))
-      total_seconds=$((total_seconds + SECONDS - start))
-      line="$(grep -E '^rmm_fuzz_c_abi: [0-9]+ operations, [0-9]+ bad calls' "$log" | tail -n 1)"
-      ops=0 bad=0 refused=0 defects=0 rate=0
-      if [[ -n "$line" ]]; then
-        read -r ops bad refused defects rate < <(sed -E \
-          's/^rmm_fuzz_c_abi: ([0-9]+) operations, ([0-9]+) bad calls, ([0-9]+) refused \(limits\), ([0-9]+) defects \(([0-9.]+) ops\/s.*/\1 \2 \3 \4 \5/' \
-          <<<"$line")
-      fi
-      printf '%-5s %6s %7s %13s %11s %9s %8s %11s %4s\n' "$b" "$seed" "$threads" "$ops" "$bad" \
-        "$refused" "$defects" "$rate" "$rc"
-      total_ops=$((total_ops + ops))
-      total_bad=$((total_bad + bad))
-      total_refused=$((total_refused + refused))
-      total_defects=$((total_defects + defects))
-      if [[ -z "$line" ]]; then
-        failed=$((failed + 1))
-        problems+=("$b seed $seed, $threads threads: no summary line (exit status $rc) -> $log")
-      elif ! grep -q "^rmm_fuzz_c_abi: runtime $runtime " "$log"; then
-        failed=$((failed + 1))
-        problems+=("$b seed $seed, $threads threads: did not run on the $runtime runtime -> $log")
-      elif ((rc != 0)); then
-        failed=$((failed + 1))
-        problems+=("$b seed $seed, $threads threads: exit status $rc, $defects defects -> $log")
-      fi
-      if ((defects > 0)); then
-        # The first distinct defect messages (the thread and step numbers dropped).
-        grep -E '^DEFECT ' "$log" | sed -E 's/^DEFECT thread [0-9]+ step [0-9]+: //' |
-          sort | uniq -c | sort -rn | head -5 | sed 's/^/      /'
-      fi
-      if grep -qE '^(==[0-9]+==ERROR|SUMMARY: (AddressSanitizer|UndefinedBehaviorSanitizer|LeakSanitizer))|runtime error:' "$log"; then
-        problems+=("$b seed $seed, $threads threads: sanitizer report -> $log")
-        grep -E '^(==[0-9]+==ERROR|SUMMARY:)|runtime error:' "$log" | head -3 | sed 's/^/      /'
-      fi
-      asan_refused="$(grep -cE "$pattern" "$log" || true)"
-      ((asan_refused > 0)) && echo "      ($asan_refused deliberate requests over 1 TiB refused by ASan)"
+      env "${env_run[@]}" timeout "$limit" "$build/$b/rmm_fuzz_c_abi" "${args[@]}" >"$log" 2>&1 &
+      pids+=($!)
+      batch+=("$seed $threads $log")
+    done
+    for k in "${!pids[@]}"; do
+      wait "${pids[$k]}"
+      rcs[k]=$?
+    done
+    total_seconds=$((total_seconds + SECONDS - start))
+    for k in "${!batch[@]}"; do
+      read -r seed threads log <<<"${batch[$k]}"
+      collect "$b" "$seed" "$threads" "$log" "${rcs[$k]}"
     done
   done
 done
