@@ -241,10 +241,15 @@ struct RawAllocProp {
 #[repr(C)]
 struct RawAllocPropHip52 {
     compression_type: u8,
+    /// C's padding, as a field so that it is zeroed like the rest: the struct is passed
+    /// whole to the runtime (and read whole by the layout test).
+    pad0: [u8; 3],
     location: MemLocation,
     requested_handle_type: i32,
     ty: i32,
     usage: u16,
+    /// C's padding, zeroed (see `pad0`).
+    pad1: [u8; 2],
     win32_handle_meta_data: *mut c_void,
     spare: [u64; 8],
 }
@@ -273,10 +278,12 @@ impl AllocProp {
             }),
             PropLayout::Hip52 => AllocProp::Hip52(RawAllocPropHip52 {
                 compression_type: 0,
+                pad0: [0; 3],
                 location,
                 requested_handle_type: 0,
                 ty: ALLOCATION_TYPE_PINNED,
                 usage: 0,
+                pad1: [0; 2],
                 win32_handle_meta_data: std::ptr::null_mut(),
                 spare: [0; 8],
             }),
