@@ -21,7 +21,7 @@ use parking_lot::Mutex;
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
-use crate::mr::SharedResource;
+use crate::mr::{FastMap, SharedResource};
 
 /// The snapshot format's version (`schema_version` in the JSON); bumped on any change a
 /// reader could notice.
@@ -34,26 +34,6 @@ static ON: AtomicBool = AtomicBool::new(false);
 /// Whether events keep their stacks (read before taking the lock: a stack walk is slow).
 static STACKS: AtomicBool = AtomicBool::new(false);
 
-/// Pointers as hash keys: 256-byte aligned and distinct, so a multiply spreads them well
-/// (SipHash, the default, costs several times more per event).
-#[derive(Default, Clone, Copy)]
-struct PtrHasher(u64);
-
-impl std::hash::Hasher for PtrHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.0 = ((n as u64) >> 8).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-}
-
-type PtrMap<V> = HashMap<usize, V, std::hash::BuildHasherDefault<PtrHasher>>;
 static STATE: Mutex<Option<State>> = Mutex::new(None);
 static NEXT_THREAD: AtomicU64 = AtomicU64::new(1);
 
@@ -116,7 +96,7 @@ struct State {
     start: Instant,
     start_ticks: u64,
     /// Live allocations made while recording: pointer -> their allocation event.
-    live: PtrMap<Event>,
+    live: FastMap<usize, Event>,
 }
 
 /// Whether recording is on (the hot path's only cost while it is off).
@@ -140,7 +120,7 @@ pub fn enable(max_entries: usize, stacks: bool) -> Result<()> {
         dropped: 0,
         start: Instant::now(),
         start_ticks: crate::runtime::os::ticks(),
-        live: PtrMap::default(),
+        live: FastMap::default(),
     });
     STACKS.store(stacks, Ordering::SeqCst);
     ON.store(true, Ordering::SeqCst);

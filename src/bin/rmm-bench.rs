@@ -701,11 +701,12 @@ fn w6(subject: &Subject) -> Result<Frag> {
     }
     let any = mr.as_any();
     let free_before = if let Some(p) = any.downcast_ref::<PoolMemoryResource>() {
-        Some((p.bytes_free(), p.largest_free_block()))
+        Some(p.free_summary())
     } else {
         any.downcast_ref::<VmmPoolMemoryResource>()
-            .map(|v| (v.bytes_free(), v.largest_free_block()))
-    };
+            .map(|v| v.free_summary())
+    }
+    .map(|f| (f.bytes_free, f.largest_free_block));
     // The frees' work done first: a stream-ordered pool may count memory whose free is
     // still queued as in use, and the outcome must not depend on how far the stream got.
     runtime()?.stream_synchronize(st).ok();

@@ -31,6 +31,7 @@ mod spin_lock;
 mod statistics;
 mod stream_lifetime;
 mod stream_ordered;
+pub(crate) use stream_ordered::FastMap;
 mod system;
 #[cfg(test)]
 mod test_gate;

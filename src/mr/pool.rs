@@ -1539,24 +1539,18 @@ impl PoolMemoryResource {
 
     /// Number of free blocks, over all streams (and shards).
     pub fn free_block_count(&self) -> usize {
-        let mut n = 0;
-        self.each_structure(|i| n += i.free_count);
-        n
+        self.free_summary().free_block_count
     }
 
     /// Size of the largest free block, over all streams (and shards).
     pub fn largest_free_block(&self) -> usize {
-        let mut n = 0;
-        self.each_structure(|i| n = n.max(i.largest_free()));
-        n
+        self.free_summary().largest_free_block
     }
 
     /// Bytes free in the pool (taken from upstream and not allocated). Memory in a
     /// shard's slabs that is not allocated counts as free.
     pub fn bytes_free(&self) -> usize {
-        let mut n = 0;
-        self.each_structure(|i| n += i.bytes_free);
-        n
+        self.free_summary().bytes_free
     }
 
     /// `1 - largest_free_block / bytes_free`, or 0 when nothing is free: 0 means all free

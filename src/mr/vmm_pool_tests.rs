@@ -120,7 +120,7 @@ fn two_streams_free_memory_merges_where_the_chunked_pool_fails() {
 
 #[test]
 fn release_unmaps_free_granules_while_blocks_around_them_live() {
-    let rt = init();
+    init();
     let Some(p) = pool(0, None, 256 << 20) else {
         return;
     };
@@ -142,9 +142,9 @@ fn release_unmaps_free_granules_while_blocks_around_them_live() {
             p.deallocate(b, size, Stream::DEFAULT).unwrap();
         }
     }
-    let before = rt.mem_get_info().unwrap().free;
+    // (That the device gets the memory back is tests/vmm_release_device_memory.rs: the
+    // device's free memory is process-wide, and other unit tests allocate in parallel.)
     let released = p.release().unwrap();
-    let after = rt.mem_get_info().unwrap().free;
     // What stays mapped: the granules the survivors touch (at most 3 each).
     assert!(
         p.pool_size() <= kept.len() * 3 * g,
@@ -152,9 +152,6 @@ fn release_unmaps_free_granules_while_blocks_around_them_live() {
         p.pool_size()
     );
     assert_eq!(grown - p.pool_size(), released);
-    if rt.kind() == crate::runtime::RuntimeKind::Host {
-        assert_eq!(after - before, released, "the device got the memory back");
-    }
     // The survivors are intact; the freed space is usable again, in place.
     for &(k, b) in &kept {
         fill_and_check(b, size, (k as u8) ^ 0xff);
