@@ -11,9 +11,9 @@
 //!
 //! Off (the default), the cost on the allocation path is one relaxed atomic load.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -21,6 +21,7 @@ use parking_lot::Mutex;
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
+use crate::mr::spin_lock::SpinLock;
 use crate::mr::{FastMap, SharedResource};
 
 /// The snapshot format's version (`schema_version` in the JSON); bumped on any change a
@@ -34,11 +35,14 @@ static ON: AtomicBool = AtomicBool::new(false);
 /// Whether events keep their stacks (read before taking the lock: a stack walk is slow).
 static STACKS: AtomicBool = AtomicBool::new(false);
 
-static STATE: Mutex<Option<State>> = Mutex::new(None);
-static NEXT_THREAD: AtomicU64 = AtomicU64::new(1);
+/// The recorder. A swap-and-store lock: one atomic instruction per event where a parking
+/// mutex takes two (its unlock must learn whether a waiter sleeps); on the GPU machine an
+/// event cost as much as the pool's whole operation.
+static STATE: SpinLock<Option<State>> = SpinLock::new(None);
+static NEXT_THREAD: AtomicU32 = AtomicU32::new(1);
 
 thread_local! {
-    static THREAD: u64 = NEXT_THREAD.fetch_add(1, Ordering::Relaxed);
+    static THREAD: u32 = NEXT_THREAD.fetch_add(1, Ordering::Relaxed);
 }
 
 /// What happened.
@@ -71,32 +75,67 @@ impl EventKind {
     }
 }
 
-/// One recorded event.
+/// One recorded event, packed into one cache line (64 bytes): the ring of a busy program
+/// writes one line per event, and the live map copies it per allocation.
 #[derive(Clone, Debug)]
 struct Event {
     seq: u64,
     /// [`crate::runtime::os::ticks`] when it happened (converted to time at snapshots).
     ticks: u64,
-    kind: EventKind,
     ptr: usize,
     size: usize,
     stream: usize,
-    device: i32,
-    resource: &'static str,
     resource_id: usize,
-    thread: u64,
     stack: Option<Arc<Mutex<backtrace::Backtrace>>>,
+    thread: u32,
+    device: i16,
+    /// Index of the resource's name in [`State::names`].
+    name: u8,
+    kind: EventKind,
 }
 
+// One cache line, as its doc says.
+const _: () = assert!(std::mem::size_of::<Event>() == 64);
+
 struct State {
-    ring: VecDeque<Event>,
+    /// The newest events, oldest at `head` once full (a fixed ring: no allocation per event).
+    ring: Vec<Event>,
+    head: usize,
     max_entries: usize,
     next_seq: u64,
     dropped: u64,
     start: Instant,
     start_ticks: u64,
+    /// Resource names seen (static strings, compared by address first), indexed by
+    /// [`Event::name`].
+    names: Vec<&'static str>,
     /// Live allocations made while recording: pointer -> their allocation event.
     live: FastMap<usize, Event>,
+}
+
+impl State {
+    /// The index of `name` in [`State::names`]; past 255 names the last one stands for all
+    /// others (resources name their class, so a program has a few dozen at most).
+    fn name_index(&mut self, name: &'static str) -> u8 {
+        if let Some(i) = self
+            .names
+            .iter()
+            .position(|n| std::ptr::eq(n.as_ptr(), name.as_ptr()) || *n == name)
+        {
+            return i as u8;
+        }
+        if self.names.len() < usize::from(u8::MAX) {
+            self.names.push(name);
+            (self.names.len() - 1) as u8
+        } else {
+            u8::MAX - 1
+        }
+    }
+
+    /// The events in the ring, oldest first.
+    fn events(&self) -> impl Iterator<Item = &Event> {
+        self.ring[self.head..].iter().chain(&self.ring[..self.head])
+    }
 }
 
 /// Whether recording is on (the hot path's only cost while it is off).
@@ -114,12 +153,14 @@ pub fn enable(max_entries: usize, stacks: bool) -> Result<()> {
         ));
     }
     *STATE.lock() = Some(State {
-        ring: VecDeque::with_capacity(max_entries.min(1 << 20)),
+        ring: Vec::with_capacity(max_entries.min(1 << 20)),
+        head: 0,
         max_entries,
         next_seq: 0,
         dropped: 0,
         start: Instant::now(),
         start_ticks: crate::runtime::os::ticks(),
+        names: Vec::new(),
         live: FastMap::default(),
     });
     STACKS.store(stacks, Ordering::SeqCst);
@@ -157,15 +198,15 @@ pub fn record(
     let e = Event {
         seq: st.next_seq,
         ticks,
-        kind,
         ptr,
         size,
         stream,
-        device,
-        resource,
         resource_id,
-        thread,
         stack,
+        thread,
+        device: device.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16,
+        name: st.name_index(resource),
+        kind,
     };
     st.next_seq += 1;
     match kind {
@@ -177,11 +218,13 @@ pub fn record(
         }
         _ => {}
     }
-    if st.ring.len() == st.max_entries {
-        st.ring.pop_front();
+    if st.ring.len() < st.max_entries {
+        st.ring.push(e);
+    } else {
+        st.ring[st.head] = e;
+        st.head = (st.head + 1) % st.max_entries;
         st.dropped += 1;
     }
-    st.ring.push_back(e);
 }
 
 /// The runtime entry points the interposer (`librmm_preload.so`) exports: the frame of one
@@ -279,7 +322,7 @@ impl Clock {
     }
 }
 
-fn event_json(e: &Event, clock: Clock, symbols: &mut Symbols) -> Value {
+fn event_json(e: &Event, clock: Clock, symbols: &mut Symbols, names: &[&str]) -> Value {
     json!({
         "seq": e.seq,
         "time_ns": clock.ns(e.ticks),
@@ -288,7 +331,7 @@ fn event_json(e: &Event, clock: Clock, symbols: &mut Symbols) -> Value {
         "size": e.size,
         "stream": e.stream,
         "device": e.device,
-        "resource": e.resource,
+        "resource": names.get(usize::from(e.name)).copied().unwrap_or("unknown"),
         "resource_id": e.resource_id,
         "thread": e.thread,
         "frames": stack_json(&e.stack, symbols),
@@ -347,12 +390,11 @@ pub fn snapshot() -> Value {
                 let mut live: Vec<&Event> = st.live.values().collect();
                 live.sort_by_key(|e| e.seq);
                 (
-                    st.ring
-                        .iter()
-                        .map(|e| event_json(e, clock, &mut symbols))
+                    st.events()
+                        .map(|e| event_json(e, clock, &mut symbols, &st.names))
                         .collect::<Vec<_>>(),
                     live.into_iter()
-                        .map(|e| event_json(e, clock, &mut symbols))
+                        .map(|e| event_json(e, clock, &mut symbols, &st.names))
                         .collect::<Vec<_>>(),
                     st.dropped,
                     true,

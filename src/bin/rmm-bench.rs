@@ -26,9 +26,14 @@
 //! the survivors' bytes.
 //!
 //! `rmm-bench [--resources cuda,async,...] [--workloads w1,w2,w3,w4,w6] [--json FILE] [--quick]
-//! [--w1-cases N:MAX_MIB,...] [--w3-steps N]` (`--w1-cases` runs only those W1 cases, e.g.
-//! `1000:4096`; `--w3-steps` sets the sub-allocators' steps per W3 thread, 200 000 by
-//! default, e.g. 50 000 as in bench-vs-rmm)
+//! [--w1-cases N:MAX_MIB,...] [--w3-steps N] [--history-entries N]` (`--w1-cases` runs only
+//! those W1 cases, e.g. `1000:4096`; `--w3-steps` sets the sub-allocators' steps per W3
+//! thread, 200 000 by default, e.g. 50 000 as in bench-vs-rmm; `--history-entries` sets the
+//! ring of the `hist` rows, 100 000 by default)
+//!
+//! W4's note also gives the trace's best-fit floor ([`best_fit_floor`]): what exact best
+//! fit, with every free at once usable by every stream, takes in 2 MiB granules over the
+//! peak live bytes: no allocator that never moves a block placed it much better.
 
 use std::collections::BTreeMap;
 use std::ffi::c_void;
@@ -311,6 +316,8 @@ impl Streams {
 
 /// Set by `--foreign-streams`.
 static FOREIGN_STREAMS: AtomicBool = AtomicBool::new(false);
+/// Set by `--history-entries`: the ring of the `hist` rows.
+static HISTORY_ENTRIES: AtomicUsize = AtomicUsize::new(rmm::history::DEFAULT_MAX_ENTRIES);
 /// Set by `--w3-steps` (0: the default).
 static W3_STEPS: AtomicUsize = AtomicUsize::new(0);
 
@@ -581,6 +588,91 @@ fn median(mut f: impl FnMut() -> Result<Sample>) -> Result<Sample> {
 const MEASURED_S: f64 = 0.1;
 /// The most measured runs [`median`] makes (odd).
 const MAX_RUNS: usize = 15;
+
+/// W4's trace (the sizes and frees [`churn`] makes from `seed`) replayed through a model of
+/// exact best fit: free blocks merge with every free neighbour, a request takes the
+/// smallest free block that fits (the lowest address among equals), and the range grows at
+/// its end in 2 MiB granules, joining a free block there. Stream order is ignored (every
+/// free usable at once by every stream), which no real pool may do, so this is a floor for
+/// placement, not a competitor. Returns peak extent ÷ peak live bytes.
+fn best_fit_floor(steps: usize, seed: u64) -> f64 {
+    use std::collections::BTreeSet;
+    const GRANULE: usize = 2 * MIB;
+    let align = |b: usize| b.div_ceil(256) * 256;
+    let mut by_size: BTreeSet<(usize, usize)> = BTreeSet::new();
+    let mut by_addr: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut top = 0usize;
+    let mut alloc =
+        |n: usize, by_size: &mut BTreeSet<(usize, usize)>, by_addr: &mut BTreeMap<usize, usize>| {
+            let found = by_size.range((n, 0)..).next().copied();
+            let (size, addr) = found.unwrap_or_else(|| {
+                // Grow, joining the free block that ends at the top.
+                let last = by_addr.range(..top).next_back().map(|(&a, &s)| (a, s));
+                let (addr, have) = match last {
+                    Some((a, s)) if a + s == top => (a, s),
+                    _ => (top, 0),
+                };
+                let grow = (n - have).div_ceil(GRANULE) * GRANULE;
+                top += grow;
+                if have > 0 {
+                    by_size.remove(&(have, addr));
+                }
+                (have + grow, addr)
+            });
+            by_size.remove(&(size, addr));
+            by_addr.remove(&addr);
+            if size > n {
+                by_size.insert((size - n, addr + n));
+                by_addr.insert(addr + n, size - n);
+            }
+            (addr, top)
+        };
+    let free = |addr: usize,
+                n: usize,
+                by_size: &mut BTreeSet<(usize, usize)>,
+                by_addr: &mut BTreeMap<usize, usize>| {
+        let (mut a, mut s) = (addr, n);
+        if let Some(&next) = by_addr.get(&(addr + n)) {
+            by_addr.remove(&(addr + n));
+            by_size.remove(&(next, addr + n));
+            s += next;
+        }
+        if let Some((&pa, &ps)) = by_addr.range(..addr).next_back() {
+            if pa + ps == addr {
+                by_addr.remove(&pa);
+                by_size.remove(&(ps, pa));
+                a = pa;
+                s += ps;
+            }
+        }
+        by_addr.insert(a, s);
+        by_size.insert((s, a));
+    };
+    let mut rng = Rng(seed);
+    let (mut live, mut live_bytes, mut extent) = (Vec::with_capacity(1000), 0usize, 0usize);
+    for _ in 0..1000 {
+        let n = rng.log_uniform(256, MIB);
+        let (a, t) = alloc(align(n), &mut by_size, &mut by_addr);
+        live.push((a, n));
+        live_bytes += n;
+        extent = extent.max(t);
+    }
+    let mut peak = live_bytes;
+    let plan: Vec<(usize, usize)> = (0..steps)
+        .map(|_| (rng.range(0, live.len() - 1), rng.log_uniform(256, MIB)))
+        .collect();
+    for (i, n) in plan {
+        let (a, old) = live[i];
+        free(a, align(old), &mut by_size, &mut by_addr);
+        live_bytes -= old;
+        let (a, t) = alloc(align(n), &mut by_size, &mut by_addr);
+        live[i] = (a, n);
+        live_bytes += n;
+        peak = peak.max(live_bytes);
+        extent = extent.max(t);
+    }
+    extent as f64 / peak as f64
+}
 
 /// W4 for the arena, which takes a fixed size and never grows: its peak upstream memory is
 /// the smallest arena (to 2 MiB) that runs the trace, found by bisection between the
@@ -964,13 +1056,14 @@ fn run_workload(
                 resource: name.into(),
                 workload: format!("W4 streams {steps} steps"),
                 note: format!(
-                    "peak {} / peak live = {:.2}{how}",
+                    "peak {} / peak live = {:.2}{how}; best-fit floor {:.2}",
                     if name == "vmm_pool" {
                         "mapped"
                     } else {
                         "upstream"
                     },
-                    s.peak_upstream as f64 / s.peak_live.max(1) as f64
+                    s.peak_upstream as f64 / s.peak_live.max(1) as f64,
+                    best_fit_floor(steps, 11)
                 ),
                 sample: s,
                 extra: Vec::new(),
@@ -1064,22 +1157,35 @@ fn history_rows(name: &str, quick: bool, rows: &mut Vec<Row>) -> Result<()> {
     }
     let mr = CHandle(handle);
     let steps = if quick { 100_000 } else { 1_000_000 };
-    for (label, on, stacks) in [
-        ("off", false, false),
-        ("on", true, false),
-        ("on, stacks", true, true),
-    ] {
+    // Off and on alternate, round after round, and each row is the median of its rounds:
+    // run one after the other, the second read up to 1.5x slower or faster than the first
+    // on a shared machine whichever it was.
+    let rounds = if quick { 3 } else { 7 };
+    let sample = |on: bool, stacks: bool, n: usize| -> Result<Sample> {
         if on {
-            rmm::history::enable(rmm::history::DEFAULT_MAX_ENTRIES, stacks)?;
+            rmm::history::enable(HISTORY_ENTRIES.load(Ordering::Relaxed), stacks)?;
         }
-        // Stacks cost microseconds per event: fewer steps keep the run bounded.
-        let n = if stacks { steps / 20 } else { steps };
-        let s = median(|| churn(&mr, n, 7, &[Stream::DEFAULT], false));
+        let s = churn(&mr, n, 7, &[Stream::DEFAULT], false);
         rmm::history::disable();
+        s
+    };
+    sample(false, false, steps)?;
+    let (mut off, mut on) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        off.push(sample(false, false, steps)?);
+        on.push(sample(true, false, steps)?);
+    }
+    // Stacks cost microseconds per event: fewer steps keep the run bounded.
+    let stacks = median(|| sample(true, true, steps / 20))?;
+    let mid = |mut v: Vec<Sample>| {
+        v.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
+        v[v.len() / 2]
+    };
+    for (label, s) in [("off", mid(off)), ("on", mid(on)), ("on, stacks", stacks)] {
         rows.push(Row {
             resource: name.into(),
             workload: format!("W2 C ABI, history {label}"),
-            sample: s?,
+            sample: s,
             note: String::new(),
             extra: Vec::new(),
         });
@@ -1183,7 +1289,7 @@ fn print_row(r: &Row) {
 fn usage() -> String {
     format!(
         "usage: rmm-bench [--resources {}] [--workloads w1,w2,w3,w4,w6,hist] [--json FILE] [--quick] \
-         [--foreign-streams] [--w1-cases N:MAX_MIB,...] [--w3-steps N]",
+         [--foreign-streams] [--w1-cases N:MAX_MIB,...] [--w3-steps N] [--history-entries N]",
         RESOURCES.join(",")
     )
 }
@@ -1216,6 +1322,13 @@ fn main() {
                 Some(n) if n > 0 => W3_STEPS.store(n, Ordering::Relaxed),
                 _ => {
                     eprintln!("rmm-bench: --w3-steps takes a positive number of steps");
+                    std::process::exit(2);
+                }
+            },
+            "--history-entries" => match it.next().and_then(|v| v.parse::<usize>().ok()) {
+                Some(n) if n > 0 => HISTORY_ENTRIES.store(n, Ordering::Relaxed),
+                _ => {
+                    eprintln!("rmm-bench: --history-entries takes a positive number of events");
                     std::process::exit(2);
                 }
             },

@@ -27,7 +27,7 @@ mod prefetch;
 mod ptr_map;
 mod sam_headroom;
 mod size_classes;
-mod spin_lock;
+pub(crate) mod spin_lock;
 mod statistics;
 mod stream_lifetime;
 mod stream_ordered;
