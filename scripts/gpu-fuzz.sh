@@ -32,9 +32,9 @@
 #   ASAN_LEAKS=1         LeakSanitizer on in the sanitized runs (CUDA's libraries suppressed)
 #   PREFIX=.carry/prefix the installed prefix; BUILD=/tmp/gpu-fuzz-build; LOGS=/tmp/gpu-fuzz
 #   RUNTIME=cuda         RMM_RUNTIME of the runs (host: try the script on a machine without GPU)
-#   PARALLEL=1           runs side by side (separate processes: a blocking free in one
-#                        process does not wait for another's streams), each given its share
-#                        of the wall time times this
+#   PARALLEL=1           runs side by side (separate processes), each given its share of
+#                        the wall time times this; on an H200 six processes together made
+#                        fewer operations than one (the GPU time-slices between processes)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 root="$PWD"
