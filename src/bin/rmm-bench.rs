@@ -26,10 +26,11 @@
 //! the survivors' bytes.
 //!
 //! `rmm-bench [--resources cuda,async,...] [--workloads w1,w2,w3,w4,w6] [--json FILE] [--quick]
-//! [--w1-cases N:MAX_MIB,...] [--w3-steps N] [--history-entries N]` (`--w1-cases` runs only
-//! those W1 cases, e.g. `1000:4096`; `--w3-steps` sets the sub-allocators' steps per W3
-//! thread, 200 000 by default, e.g. 50 000 as in bench-vs-rmm; `--history-entries` sets the
-//! ring of the `hist` rows, 100 000 by default)
+//! [--w1-cases N:MAX_MIB,...] [--w3-steps N] [--w4-streams N] [--history-entries N]`
+//! (`--w1-cases` runs only those W1 cases, e.g. `1000:4096`; `--w3-steps` sets the
+//! sub-allocators' steps per W3 thread, 200 000 by default, e.g. 50 000 as in bench-vs-rmm;
+//! `--w4-streams` runs W4 on that many streams, 4 by default, 1 to see placement without
+//! stream order; `--history-entries` sets the ring of the `hist` rows, 100 000 by default)
 //!
 //! W4's note also gives the trace's best-fit floor ([`best_fit_floor`]): what exact best
 //! fit, with every free at once usable by every stream, takes in 2 MiB granules over the
@@ -318,6 +319,8 @@ impl Streams {
 static FOREIGN_STREAMS: AtomicBool = AtomicBool::new(false);
 /// Set by `--history-entries`: the ring of the `hist` rows.
 static HISTORY_ENTRIES: AtomicUsize = AtomicUsize::new(rmm::history::DEFAULT_MAX_ENTRIES);
+/// Set by `--w4-streams`: W4's streams (4 by default).
+static W4_STREAMS: AtomicUsize = AtomicUsize::new(4);
 /// Set by `--w3-steps` (0: the default).
 static W3_STEPS: AtomicUsize = AtomicUsize::new(0);
 
@@ -1039,7 +1042,8 @@ fn run_workload(
         }
         "w4" => {
             let steps = scale(if slow { 20_000 } else { 200_000 });
-            let streams = Streams::new(rt, 4)?;
+            let n_streams = W4_STREAMS.load(Ordering::Relaxed);
+            let streams = Streams::new(rt, n_streams)?;
             let (s, how) = if name == "arena" {
                 (
                     arena_w4(steps, &streams.0)?,
@@ -1054,7 +1058,11 @@ fn run_workload(
             };
             rows.push(Row {
                 resource: name.into(),
-                workload: format!("W4 streams {steps} steps"),
+                workload: if n_streams == 4 {
+                    format!("W4 streams {steps} steps")
+                } else {
+                    format!("W4 {n_streams} streams {steps} steps")
+                },
                 note: format!(
                     "peak {} / peak live = {:.2}{how}; best-fit floor {:.2}",
                     if name == "vmm_pool" {
@@ -1289,7 +1297,7 @@ fn print_row(r: &Row) {
 fn usage() -> String {
     format!(
         "usage: rmm-bench [--resources {}] [--workloads w1,w2,w3,w4,w6,hist] [--json FILE] [--quick] \
-         [--foreign-streams] [--w1-cases N:MAX_MIB,...] [--w3-steps N] [--history-entries N]",
+         [--foreign-streams] [--w1-cases N:MAX_MIB,...] [--w3-steps N] [--w4-streams N] [--history-entries N]",
         RESOURCES.join(",")
     )
 }
@@ -1322,6 +1330,13 @@ fn main() {
                 Some(n) if n > 0 => W3_STEPS.store(n, Ordering::Relaxed),
                 _ => {
                     eprintln!("rmm-bench: --w3-steps takes a positive number of steps");
+                    std::process::exit(2);
+                }
+            },
+            "--w4-streams" => match it.next().and_then(|v| v.parse::<usize>().ok()) {
+                Some(n) if (1..=16).contains(&n) => W4_STREAMS.store(n, Ordering::Relaxed),
+                _ => {
+                    eprintln!("rmm-bench: --w4-streams takes 1 to 16 streams");
                     std::process::exit(2);
                 }
             },

@@ -694,6 +694,9 @@ mod tests {
         let total = rt.mem_get_info().unwrap().total;
         let mr = CudaAsyncMemoryResource::new(Some(0), None, MemHandleType::None).unwrap();
         let (pool, device) = (mr.pool_handle(), mr.device());
+        // A GPU's context always holds some of its memory; the host emulation's holds none,
+        // where the whole device would fit when no other test holds memory: hold a MiB.
+        let held = rt.malloc(1 << 20).unwrap();
         // Four times the device: only a half of a half of it can fit.
         let too_much = 4 * total;
         let err = configure_pool(rt, device, pool, Prime::Exactly(too_much), u64::MAX, "test")
@@ -709,6 +712,7 @@ mod tests {
         configure_pool(rt, device, pool, Prime::AtMost(too_much), u64::MAX, "test").unwrap();
         let reserved = mr.pool_attribute(MemPoolAttr::ReservedMemCurrent).unwrap() as usize;
         assert!(reserved > 0 && reserved < total, "{reserved} of {total}");
+        rt.free(held).unwrap();
     }
 
     #[test]

@@ -121,6 +121,37 @@ fn same_stream_reuse_returns_the_same_block() {
 }
 
 #[test]
+fn the_smallest_fitting_block_of_a_class_is_taken_not_its_head() {
+    // Two free blocks of one class (above the fronts' sizes, so the TLSF lists serve
+    // them): 1 MiB + 16 KiB and, freed last (the list's head), 1 MiB + 32 KiB.
+    const MIB: usize = 1 << 20;
+    let (small, large) = (MIB + (16 << 10), MIB + (32 << 10));
+    assert_eq!(
+        mapping_insert(small >> UNIT_SHIFT),
+        mapping_insert(large >> UNIT_SHIFT)
+    );
+    let pool = PoolMemoryResource::new(cuda(), 16 * MIB, None).unwrap();
+    let a = pool.allocate(small, Stream::DEFAULT).unwrap();
+    let sep1 = pool.allocate(256, Stream::DEFAULT).unwrap();
+    let b = pool.allocate(large, Stream::DEFAULT).unwrap();
+    let sep2 = pool.allocate(256, Stream::DEFAULT).unwrap();
+    pool.deallocate(a, small, Stream::DEFAULT).unwrap();
+    pool.deallocate(b, large, Stream::DEFAULT).unwrap();
+    let c = pool.allocate(small, Stream::DEFAULT).unwrap();
+    assert_eq!(
+        c, a,
+        "best fit takes the exact block, not the head of the list"
+    );
+    // The larger block is still whole for a request of its size.
+    let d = pool.allocate(large, Stream::DEFAULT).unwrap();
+    assert_eq!(d, b);
+    for (p, n) in [(c, small), (sep1, 256), (d, large), (sep2, 256)] {
+        pool.deallocate(p, n, Stream::DEFAULT).unwrap();
+    }
+    assert_eq!(pool.free_block_count(), 1);
+}
+
+#[test]
 fn grows_by_doubling_and_respects_the_maximum() {
     // Without a maximum: by max(request, pool size), i.e. doubling.
     let pool = PoolMemoryResource::new(cuda(), 0, None).unwrap();

@@ -426,6 +426,36 @@ impl HostRuntime {
         }
     }
 
+    /// Whether work submitted to `s` now would start at once: `s` has nothing pending and
+    /// nothing it orders after (the legacy default stream for a blocking stream, the
+    /// blocking streams for the legacy one) has either. Racing submissions from other
+    /// threads are unordered with the caller's, as on a GPU.
+    fn nothing_before(&self, s: &HostStream) -> bool {
+        if !s.is_idle() {
+            return false;
+        }
+        let device = &self.inner.devices[s.device as usize];
+        match s.kind {
+            StreamKind::NonBlocking => true,
+            StreamKind::Legacy => {
+                let _order = device.order.lock();
+                device
+                    .streams
+                    .lock()
+                    .iter()
+                    .all(|o| o.kind != StreamKind::Blocking || o.is_idle())
+            }
+            StreamKind::Blocking => {
+                let _order = device.order.lock();
+                device
+                    .default_stream
+                    .lock()
+                    .as_ref()
+                    .map_or(true, |l| l.is_idle())
+            }
+        }
+    }
+
     fn sync_stream(call: &'static str, s: &HostStream) -> RtResult<()> {
         match s.synchronize() {
             None => Ok(()),
@@ -788,6 +818,14 @@ impl Runtime for HostRuntime {
         let ev = self.event(CALL, event)?;
         let s = self.stream(CALL, stream)?;
         let g = ev.begin_record();
+        // A GPU completes a record on a stream with nothing to wait for within microseconds;
+        // a worker thread woken for it takes tens of them on a loaded machine, so that pools
+        // polling their streams' events saw them late and held more memory than on a GPU
+        // (W4 through the vmm pool: 1.62x its peak live bytes here, 1.27x on the H100).
+        if self.nothing_before(&s) {
+            ev.complete(g);
+            return Ok(());
+        }
         let queued = Arc::clone(&ev);
         let r = self.submit(CALL, &s, Box::new(move || queued.complete(g)));
         if r.is_err() {
@@ -811,7 +849,8 @@ impl Runtime for HostRuntime {
         let ev = self.event(CALL, event)?;
         let s = self.stream(CALL, stream)?;
         let g = ev.recorded();
-        if g == 0 {
+        // Waiting for a record that has completed (or was never made) orders nothing.
+        if g == 0 || ev.is_done(g) {
             return Ok(());
         }
         self.submit(CALL, &s, Box::new(move || ev.wait_for(g)))
@@ -1574,6 +1613,54 @@ mod tests {
             kind(r.event_destroy(Event(0x1234))),
             RuntimeErrorKind::InvalidHandle
         );
+    }
+
+    #[test]
+    fn records_with_nothing_before_them_complete_at_once() {
+        let r = rt(1, GIB);
+        let nb = r.stream_create(StreamFlags { non_blocking: true }).unwrap();
+        let blocking = r.stream_create(StreamFlags::default()).unwrap();
+        let ev = r.event_create().unwrap();
+        let records = event_records();
+        // An idle stream: complete when the call returns, and still counted.
+        r.event_record(ev, nb).unwrap();
+        assert!(r.event_query(ev).unwrap());
+        assert!(event_records() > records);
+        // Waiting for it queues nothing.
+        r.stream_wait_event(blocking, ev).unwrap();
+        assert!(r.stream_query(blocking).unwrap());
+
+        // Pending work on the stream: the record waits for it, and so does a wait on it.
+        let tx = gate(&r, nb);
+        r.event_record(ev, nb).unwrap();
+        assert!(!r.event_query(ev).unwrap());
+        r.stream_wait_event(blocking, ev).unwrap();
+        assert!(!r.stream_query(blocking).unwrap());
+        drop(tx);
+        r.stream_synchronize(blocking).unwrap();
+        assert!(r.event_query(ev).unwrap());
+
+        // A blocking stream orders after the legacy default stream's pending work, and the
+        // legacy stream after the blocking streams'.
+        let tx = gate(&r, Stream::DEFAULT);
+        r.event_record(ev, blocking).unwrap();
+        assert!(!r.event_query(ev).unwrap());
+        drop(tx);
+        r.event_synchronize(ev).unwrap();
+        let tx = gate(&r, blocking);
+        r.event_record(ev, Stream::DEFAULT).unwrap();
+        assert!(!r.event_query(ev).unwrap());
+        drop(tx);
+        r.event_synchronize(ev).unwrap();
+        // A non-blocking stream ignores the legacy stream.
+        let tx = gate(&r, Stream::DEFAULT);
+        r.event_record(ev, nb).unwrap();
+        assert!(r.event_query(ev).unwrap());
+        drop(tx);
+        r.device_synchronize().unwrap();
+        r.event_destroy(ev).unwrap();
+        r.stream_destroy(nb).unwrap();
+        r.stream_destroy(blocking).unwrap();
     }
 
     #[test]

@@ -208,6 +208,11 @@ impl HostEvent {
         self.state.lock().recorded
     }
 
+    /// Whether generation `g` has completed.
+    pub fn is_done(&self, g: u64) -> bool {
+        !self.state.lock().pending.contains(&g)
+    }
+
     pub fn is_complete(&self) -> bool {
         let st = self.state.lock();
         !st.pending.contains(&st.recorded)
