@@ -578,13 +578,14 @@ impl Inner {
         }
     }
 
-    /// A free block of stream slot `s` with at least `bytes`, in O(1).
+    /// A free block of stream slot `s` with at least `bytes`, in O(1) (at most 2 × [`SCAN`]
+    /// blocks looked at).
     #[inline]
     fn find(&self, s: u32, bytes: usize) -> Option<u32> {
         let t = &self.lists[s as usize];
         let units = bytes >> UNIT_SHIFT;
-        // The head of the request's own class may fit even though the class as a whole
-        // does not guarantee it; checking it keeps near-exact fits (one look, no scan).
+        // Blocks of the request's own class may fit even though the class as a whole does
+        // not guarantee it: the best of its first few keeps near-exact fits.
         let (fl, sl) = mapping_insert(units);
         let head = t.heads[fl & (FL_COUNT - 1)][sl & (SL_COUNT - 1)];
         if let Some(i) = self.best_in_list(head, bytes) {

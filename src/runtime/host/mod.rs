@@ -396,64 +396,60 @@ impl HostRuntime {
     fn submit_seq(&self, call: &'static str, s: &HostStream, task: Task) -> RtResult<u64> {
         let closed = |_| rt_err(call, RuntimeErrorKind::InvalidHandle);
         let device = &self.inner.devices[s.device as usize];
+        let _order = (s.kind != StreamKind::NonBlocking).then(|| device.order.lock());
+        self.each_predecessor(s, |other, seq| {
+            let other = Arc::clone(other);
+            s.push(Box::new(move || other.wait_for(seq)))
+                .map(drop)
+                .map_err(closed)
+        })?;
+        s.push(task).map_err(closed)
+    }
+
+    /// Calls `f` with each stream whose pending work what is submitted to `s` now must wait
+    /// for, and the sequence number of that stream's last submission: the blocking streams
+    /// for the legacy default stream, the legacy stream for a blocking one, none for a
+    /// non-blocking one. The caller holds the device's `order` lock (but for a non-blocking
+    /// stream), so that the answer holds until it submits.
+    fn each_predecessor<E>(
+        &self,
+        s: &HostStream,
+        mut f: impl FnMut(&Arc<HostStream>, u64) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let device = &self.inner.devices[s.device as usize];
         match s.kind {
-            StreamKind::NonBlocking => s.push(task).map_err(closed),
+            StreamKind::NonBlocking => {}
             StreamKind::Legacy => {
-                let _order = device.order.lock();
                 for other in device.streams.lock().iter() {
-                    if other.kind != StreamKind::Blocking {
-                        continue;
-                    }
-                    if let Some(seq) = other.pending() {
-                        let other = Arc::clone(other);
-                        s.push(Box::new(move || other.wait_for(seq)))
-                            .map_err(closed)?;
+                    if other.kind == StreamKind::Blocking {
+                        if let Some(seq) = other.pending() {
+                            f(other, seq)?;
+                        }
                     }
                 }
-                s.push(task).map_err(closed)
             }
             StreamKind::Blocking => {
-                let _order = device.order.lock();
                 let legacy = device.default_stream.lock().clone();
                 if let Some(legacy) = legacy {
                     if let Some(seq) = legacy.pending() {
-                        s.push(Box::new(move || legacy.wait_for(seq)))
-                            .map_err(closed)?;
+                        f(&legacy, seq)?;
                     }
                 }
-                s.push(task).map_err(closed)
             }
         }
+        Ok(())
     }
 
-    /// Whether work submitted to `s` now would start at once: `s` has nothing pending and
-    /// nothing it orders after (the legacy default stream for a blocking stream, the
-    /// blocking streams for the legacy one) has either. Racing submissions from other
-    /// threads are unordered with the caller's, as on a GPU.
+    /// Whether work submitted to `s` now would start at once: neither `s` nor any stream it
+    /// orders after ([`Self::each_predecessor`]) has work pending. Racing submissions from
+    /// other threads are unordered with the caller's, as on a GPU.
     fn nothing_before(&self, s: &HostStream) -> bool {
         if !s.is_idle() {
             return false;
         }
         let device = &self.inner.devices[s.device as usize];
-        match s.kind {
-            StreamKind::NonBlocking => true,
-            StreamKind::Legacy => {
-                let _order = device.order.lock();
-                device
-                    .streams
-                    .lock()
-                    .iter()
-                    .all(|o| o.kind != StreamKind::Blocking || o.is_idle())
-            }
-            StreamKind::Blocking => {
-                let _order = device.order.lock();
-                device
-                    .default_stream
-                    .lock()
-                    .as_ref()
-                    .map_or(true, |l| l.is_idle())
-            }
-        }
+        let _order = (s.kind != StreamKind::NonBlocking).then(|| device.order.lock());
+        self.each_predecessor(s, |_, _| Err(())).is_ok()
     }
 
     fn sync_stream(call: &'static str, s: &HostStream) -> RtResult<()> {
