@@ -1069,18 +1069,18 @@ impl Inner {
 
     /// Contiguous mode: unmaps the whole granules inside free blocks, each given back
     /// through `give_back(addr, size, stream)` on the stream its block was freed on (a
-    /// foreign stream's blocks on the default stream, ordered after it). With `idle`, only
-    /// blocks of streams `idle` says have no work left, and only until at most `keep`
+    /// foreign stream's blocks on the default stream, ordered after it). With `only_idle`, only
+    /// blocks of streams whose frees have completed, and only until at most `keep`
     /// bytes are free. The blocks around a given-back range stay; an extent it cuts in two
     /// becomes two. Returns the bytes given back.
     fn release_free_granules(
         &mut self,
         keep: usize,
-        mut idle: Option<&mut dyn FnMut(Stream) -> bool>,
+        only_idle: bool,
         mut give_back: impl FnMut(usize, usize, Stream) -> Result<()>,
     ) -> Result<usize> {
         let g = self.granule;
-        if idle.is_none() && self.bytes_free > keep {
+        if !only_idle && self.bytes_free > keep {
             // Free blocks of different streams never merge, so granules they share would
             // stay mapped: bring every stream's free memory to the default stream first
             // (ordered after each), where touching blocks merge.
@@ -1114,11 +1114,15 @@ impl Inner {
             }
             let b = *self.blk(i);
             let mut s0 = b.stream;
-            if let Some(idle) = idle.as_deref_mut() {
+            if only_idle {
+                let streams = &self.streams;
                 let slot = &mut idle_slots[s0 as usize];
-                let stream = self.streams.get(s0).stream;
-                if !*slot.get_or_insert_with(|| idle(stream)) {
+                if !*slot.get_or_insert_with(|| streams.frees_done(s0)) {
                     continue;
+                }
+                if streams.is_foreign(s0) {
+                    // Its frees are done, and the stream itself may be gone.
+                    s0 = self.slot(Stream::DEFAULT);
                 }
             } else if self.streams.is_foreign(s0) {
                 // A foreign stream may be gone: give back on the default stream, ordered
@@ -1473,11 +1477,9 @@ impl PoolMemoryResource {
     /// `keep` bytes are free in the global pool. Returns the bytes released.
     pub(crate) fn release_idle(&self, keep: usize) -> Result<usize> {
         let mut inner = self.core.inner.lock();
-        let rt = inner.streams.runtime();
         let upstream = &self.upstream;
-        let mut idle = |stream: Stream| rt.stream_query(stream).unwrap_or(false);
         let (id, device) = (self.history_id(), inner.streams.device());
-        let released = inner.release_free_granules(keep, Some(&mut idle), |addr, size, stream| {
+        let released = inner.release_free_granules(keep, true, |addr, size, stream| {
             crate::counters::upstream_free();
             if crate::history::enabled() {
                 let kind = crate::history::EventKind::Release;
@@ -1626,7 +1628,7 @@ impl PoolMemoryResource {
             upstream.deallocate(addr as *mut c_void, size, stream)
         };
         let released = if inner.granule != 0 {
-            inner.release_free_granules(0, None, give_back)
+            inner.release_free_granules(0, false, give_back)
         } else {
             inner.release_free_chunks(give_back)
         };

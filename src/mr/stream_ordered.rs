@@ -281,6 +281,21 @@ impl StreamRegistry {
         }
     }
 
+    /// Whether the work before every free on slot `s` has completed, asked without
+    /// waiting: a foreign stream through its last recorded event (the stream itself may be
+    /// gone); the per-thread default stream of another thread never (its handle names the
+    /// asking thread's stream here); any other stream by a query. An error counts as not
+    /// done.
+    pub fn frees_done(&self, s: u32) -> bool {
+        let slot = &self.slots[s as usize];
+        if slot.foreign {
+            return slot
+                .event
+                .is_some_and(|e| self.rt.event_query(e).unwrap_or(false));
+        }
+        stream_key(slot.stream) == slot.key && self.rt.stream_query(slot.stream).unwrap_or(false)
+    }
+
     /// Whether the event of slot `s`'s recorded `epoch` has completed (a query, no wait;
     /// an error counts as not complete).
     pub fn epoch_done(&self, s: u32, epoch: u16) -> bool {

@@ -432,3 +432,115 @@ fn release_threshold_keeps_that_much_mapped_and_small_requests_map_little() {
     crate::mr::stream_destroyed(s).unwrap();
     rt.stream_destroy(s).unwrap();
 }
+
+#[test]
+fn the_threshold_leaves_another_threads_busy_per_thread_stream_alone() {
+    // The per-thread default stream is a different stream on each thread: asking whether
+    // it is idle from the thread that trims asks about the trimmer's own. A copy still
+    // queued on the freeing thread's stream read unmapped memory (the C ABI fuzzer, ASan).
+    use std::sync::{mpsc, Arc, Barrier};
+    init();
+    let Some(probe) = pool(0, None, 64 << 20) else {
+        return;
+    };
+    let g = probe.granularity();
+    drop(probe);
+    let p = Arc::new(
+        VmmPoolMemoryResource::new(VmmPoolOptions {
+            reserved_size: Some(64 << 20),
+            release_threshold: Some(0),
+            ..VmmPoolOptions::default()
+        })
+        .unwrap(),
+    );
+    // Taken before the other thread frees: taking its memory would wait for its stream.
+    let a = p.allocate(g, Stream::PER_THREAD).unwrap();
+    let (gate_tx, gate_rx) = mpsc::channel::<()>();
+    let freed = Arc::new(Barrier::new(2));
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let other = {
+        let (p, freed) = (Arc::clone(&p), Arc::clone(&freed));
+        std::thread::spawn(move || {
+            let rt = init();
+            let b = p.allocate(4 * g, Stream::PER_THREAD).unwrap();
+            // Work that is still queued when the other thread trims.
+            rt.launch_host_func(
+                Stream::PER_THREAD,
+                Box::new(move || {
+                    let _ = gate_rx.recv();
+                }),
+            )
+            .unwrap();
+            p.deallocate(b, 4 * g, Stream::PER_THREAD).unwrap();
+            freed.wait();
+            let _ = done_rx.recv();
+            rt.stream_synchronize(Stream::PER_THREAD).unwrap();
+        })
+    };
+    freed.wait();
+    let mapped = p.pool_size();
+    assert!(mapped >= 4 * g, "{mapped} mapped");
+    // A free on an idle stream of this thread crosses the threshold: only idle streams'
+    // memory may go.
+    p.deallocate(a, g, Stream::PER_THREAD).unwrap();
+    let kept = p.pool_size();
+    gate_tx.send(()).unwrap();
+    done_tx.send(()).unwrap();
+    other.join().unwrap();
+    assert!(
+        kept >= 4 * g,
+        "the trim unmapped memory whose stream was busy: {kept} of {mapped} bytes mapped"
+    );
+    p.release().unwrap();
+    assert_eq!(p.pool_size(), 0);
+}
+
+#[test]
+fn the_threshold_unmaps_a_foreign_streams_memory_once_its_frees_completed() {
+    // A foreign stream may be destroyed at any time after its last free: whether its frees
+    // are done is read from the event recorded at them, never from the stream.
+    use std::sync::mpsc;
+    init();
+    let Some(probe) = pool(0, None, 64 << 20) else {
+        return;
+    };
+    let g = probe.granularity();
+    drop(probe);
+    let p = VmmPoolMemoryResource::new(VmmPoolOptions {
+        reserved_size: Some(64 << 20),
+        release_threshold: Some(0),
+        ..VmmPoolOptions::default()
+    })
+    .unwrap();
+    let rt = init();
+    let (s, quiet) = (
+        rt.stream_create(Default::default()).unwrap(),
+        rt.stream_create(Default::default()).unwrap(),
+    );
+    crate::mr::stream_created(quiet).unwrap();
+    let a = p.allocate(g, quiet).unwrap();
+    let b = p.allocate(4 * g, s).unwrap();
+    let (gate_tx, gate_rx) = mpsc::channel::<()>();
+    rt.launch_host_func(
+        s,
+        Box::new(move || {
+            let _ = gate_rx.recv();
+        }),
+    )
+    .unwrap();
+    p.deallocate(b, 4 * g, s).unwrap();
+    let busy = p.pool_size();
+    gate_tx.send(()).unwrap();
+    rt.stream_synchronize(s).unwrap();
+    rt.stream_destroy(s).unwrap();
+    // The foreign stream is gone; a free on another stream trims what it freed.
+    p.deallocate(a, g, quiet).unwrap();
+    let after = p.pool_size();
+    crate::mr::stream_destroyed(quiet).unwrap();
+    rt.stream_destroy(quiet).unwrap();
+    assert!(
+        busy >= 4 * g,
+        "unmapped while its stream was busy: {busy} mapped"
+    );
+    assert!(after < g, "still mapped after the frees completed: {after}");
+}
