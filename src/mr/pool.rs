@@ -1120,13 +1120,12 @@ impl Inner {
                 if !*slot.get_or_insert_with(|| streams.frees_done(s0)) {
                     continue;
                 }
-                if streams.is_foreign(s0) {
-                    // Its frees are done, and the stream itself may be gone.
+                if !streams.nameable(s0) {
+                    // Its frees are done (and a foreign stream may be gone).
                     s0 = self.slot(Stream::DEFAULT);
                 }
-            } else if self.streams.is_foreign(s0) {
-                // A foreign stream may be gone: give back on the default stream, ordered
-                // after the foreign stream's last free (its recorded event).
+            } else if !self.streams.nameable(s0) {
+                // Give back on the default stream, ordered after the stream's frees.
                 let d = self.slot(Stream::DEFAULT);
                 if let Err(e) = self.streams.order_after(d, s0) {
                     first_err.get_or_insert(e);
@@ -1331,7 +1330,8 @@ impl Inner {
         debug_assert_eq!(self.blk(r.block).state, State::Cached);
         self.live.remove(r.addr);
         self.blk_mut(r.block).state = State::Used;
-        let s = self.slot(r.stream);
+        // Another thread may be emptying the front: name the stream as its owner did.
+        let s = self.slot_of_thread(r.stream, r.thread);
         let size = self.blk(r.block).size;
         self.free_insert(r.block, s);
         self.streams.refresh(s);
@@ -1364,9 +1364,9 @@ impl Inner {
                 continue;
             }
             let mut s0 = self.blocks[first as usize].stream;
-            if self.streams.is_foreign(s0) {
-                // A foreign stream may be gone: free on the default stream, ordered after
-                // the foreign stream's last free (its recorded event) like every other.
+            if !self.streams.nameable(s0) {
+                // Free on the default stream, ordered after the stream's frees like every
+                // other block's (see `nameable`).
                 s0 = self.slot(Stream::DEFAULT);
             }
             let mut i = first;
@@ -2146,6 +2146,7 @@ impl PoolMemoryResource {
                         block,
                         owner,
                         stream,
+                        thread: thread_number(),
                     }]);
                 }
                 Ok(())
@@ -2221,6 +2222,7 @@ impl PoolMemoryResource {
                     }
                     batches = self.core.drain(&mut f, &mut out);
                     f.stream = Some(stream);
+                    f.stream_thread = thread_number();
                     f.misses = 0;
                 }
             }

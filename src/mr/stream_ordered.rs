@@ -243,6 +243,10 @@ impl StreamRegistry {
     /// operation on that stream (which is then alive, even if foreign). `false` when no
     /// event could be recorded (logged; the memory then simply stays with its stream).
     pub fn record_epoch(&mut self, s: u32, epoch: u16) -> bool {
+        // Its handle would name the caller's own per-thread stream here.
+        if self.slots[s as usize].of_another_thread() {
+            return false;
+        }
         let Some(event) = self.epoch_event(s, epoch) else {
             return false;
         };
@@ -282,18 +286,30 @@ impl StreamRegistry {
     }
 
     /// Whether the work before every free on slot `s` has completed, asked without
-    /// waiting: a foreign stream through its last recorded event (the stream itself may be
+    /// waiting: always for [`READY`]; a foreign stream through its last recorded event (the stream itself may be
     /// gone); the per-thread default stream of another thread never (its handle names the
     /// asking thread's stream here); any other stream by a query. An error counts as not
     /// done.
     pub fn frees_done(&self, s: u32) -> bool {
         let slot = &self.slots[s as usize];
+        if self.is_ready_slot(s) {
+            return true;
+        }
         if slot.foreign {
             return slot
                 .event
                 .is_some_and(|e| self.rt.event_query(e).unwrap_or(false));
         }
-        stream_key(slot.stream) == slot.key && self.rt.stream_query(slot.stream).unwrap_or(false)
+        !slot.of_another_thread() && self.rt.stream_query(slot.stream).unwrap_or(false)
+    }
+
+    /// Whether slot `s`'s stream may be named from the calling thread: not a foreign
+    /// stream (it may be gone) and not another thread's per-thread default stream (its
+    /// handle names the caller's own here). Work for the others goes on the default stream,
+    /// ordered after them ([`order_after`](Self::order_after)).
+    pub fn nameable(&self, s: u32) -> bool {
+        let slot = &self.slots[s as usize];
+        !slot.foreign && !slot.of_another_thread()
     }
 
     /// Whether the event of slot `s`'s recorded `epoch` has completed (a query, no wait;
@@ -326,9 +342,22 @@ impl StreamRegistry {
         self.slot_lookup(stream)
     }
 
+    /// As [`slot`](Self::slot), with the per-thread default stream taken as thread
+    /// `thread`'s ([`thread_number`]), not the caller's.
+    pub fn slot_of_thread(&mut self, stream: Stream, thread: usize) -> (u32, bool) {
+        if stream.is_per_thread_default() {
+            self.slot_keyed(stream, StreamKey { raw: 2, thread })
+        } else {
+            self.slot(stream)
+        }
+    }
+
     #[inline(never)]
     fn slot_lookup(&mut self, stream: Stream) -> (u32, bool) {
-        let key = stream_key(stream);
+        self.slot_keyed(stream, stream_key(stream))
+    }
+
+    fn slot_keyed(&mut self, stream: Stream, key: StreamKey) -> (u32, bool) {
         if let Some(&i) = self.index.get(&key) {
             if !stream.is_per_thread_default() {
                 self.last_raw = stream.0;
@@ -386,11 +415,6 @@ impl StreamRegistry {
     #[inline]
     pub fn is_ready_slot(&self, i: u32) -> bool {
         self.slots[i as usize].key.thread == usize::MAX
-    }
-
-    /// Whether slot `i`'s stream is foreign (see the module docs).
-    pub fn is_foreign(&self, i: u32) -> bool {
-        self.slots[i as usize].foreign
     }
 
     /// Call after memory was put on slot `s`'s free list by an operation on its stream (a
@@ -467,7 +491,7 @@ impl StreamRegistry {
         bump(Counter::Steals);
         let src = &self.slots[source as usize];
         // Another thread's per-thread stream cannot be named from here: wait for the device.
-        if src.key.raw == 2 && src.key.thread != thread_number() {
+        if src.of_another_thread() {
             return self.synchronize_device();
         }
         let src_stream = src.stream;
@@ -507,10 +531,7 @@ impl StreamRegistry {
     /// stream gone): the caller then uses [`order_after`](Self::order_after).
     pub fn order_after_epoch(&mut self, waiter: u32, source: u32, epoch: u16) -> Result<bool> {
         let src = &self.slots[source as usize];
-        if waiter == source
-            || self.is_ready_slot(source)
-            || src.foreign
-            || (src.key.raw == 2 && src.key.thread != thread_number())
+        if waiter == source || self.is_ready_slot(source) || src.foreign || src.of_another_thread()
         {
             return Ok(false);
         }
@@ -529,6 +550,14 @@ impl StreamRegistry {
     /// Makes slot `waiter`'s stream wait for `event` (just recorded on the source), and
     /// re-records a foreign waiter's own event so that it covers what it receives.
     fn wait_for(&mut self, waiter: u32, event: Event) -> Result<()> {
+        if self.slots[waiter as usize].of_another_thread() {
+            // Its handle would name the caller's own per-thread stream: wait on the host.
+            self.rt
+                .event_synchronize(event)
+                .map_err(|e| Error::runtime(self.device, e))?;
+            bump(Counter::EventsWaited);
+            return Ok(());
+        }
         let wait_stream = self.slots[waiter as usize].stream;
         self.rt
             .stream_wait_event(wait_stream, event)
@@ -588,6 +617,13 @@ impl StreamRegistry {
     }
 }
 
+impl StreamSlot {
+    /// Another thread's per-thread default stream.
+    fn of_another_thread(&self) -> bool {
+        self.key.raw == 2 && self.key.thread != thread_number()
+    }
+}
+
 /// A resource's per-stream free lists, indexed by the slots of its [`StreamRegistry`]
 /// (the pool's and the fixed-size resource's): slot assignment and forgetting a stream
 /// are the same for both.
@@ -609,6 +645,16 @@ pub(crate) trait PerStreamLists {
     #[inline(always)]
     fn slot(&mut self, stream: Stream) -> u32 {
         let (s, new) = self.registry().slot(stream);
+        if new {
+            self.push_lists();
+        }
+        s
+    }
+
+    /// The slot of `stream` as thread `thread` names it (see
+    /// [`StreamRegistry::slot_of_thread`]), creating its lists the first time.
+    fn slot_of_thread(&mut self, stream: Stream, thread: usize) -> u32 {
+        let (s, new) = self.registry().slot_of_thread(stream, thread);
         if new {
             self.push_lists();
         }
@@ -683,7 +729,7 @@ mod tests {
             let (d, _) = reg.slot(Stream::DEFAULT);
             let (t, _) = reg.slot(Stream::PER_THREAD);
             let (f, _) = reg.slot(foreign);
-            assert!(reg.is_foreign(f) && !reg.is_foreign(t) && !reg.is_foreign(d));
+            assert!(!reg.nameable(f) && reg.nameable(t) && reg.nameable(d));
             // Tracked source: a steal, an event recorded on it, a wait on the default stream.
             assert!(!reg.order_after(d, t).unwrap());
             // Same stream: nothing.

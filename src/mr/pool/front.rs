@@ -29,6 +29,7 @@ use super::super::spin_lock::{SpinGuard, SpinLock};
 use super::{mapping_insert, mapping_search, round_up, NAME, UNIT_SHIFT};
 use crate::error::{Error, Result};
 use crate::mr::size_classes::{bin_of, BIN_CAPS, CACHED_MAX, CLASSES};
+use crate::mr::stream_ordered::thread_number;
 use crate::runtime::Stream;
 
 /// Blocks up to this size are cached.
@@ -283,6 +284,9 @@ pub(super) struct Returned {
     pub block: u32,
     pub owner: u32,
     pub stream: Stream,
+    /// The thread ([`thread_number`]) whose per-thread default stream `stream` is, when it
+    /// is that stream: a front is emptied by other threads too.
+    pub thread: usize,
 }
 
 /// What a front did with a free.
@@ -302,6 +306,9 @@ pub(super) struct Front {
     pub owner: usize,
     /// The stream cached for (a tracked stream).
     pub stream: Option<Stream>,
+    /// The thread ([`thread_number`]) that set [`Front::stream`]: the owner of the
+    /// per-thread default stream, when it is that stream.
+    pub stream_thread: usize,
     /// The last stream found untracked (not cached for; looked up once).
     pub declined: Option<Stream>,
     /// Frees seen in a row on another stream than [`Front::stream`].
@@ -326,6 +333,7 @@ impl Front {
         Front {
             owner: UNCLAIMED,
             stream: None,
+            stream_thread: 0,
             declined: None,
             misses: 0,
             table: Table::with_capacity(0),
@@ -500,6 +508,7 @@ impl Front {
             block: en.block,
             owner: en.owner,
             stream,
+            thread: thread_number(),
         }))
     }
 
@@ -556,6 +565,7 @@ impl Front {
                     block: en.block,
                     owner: en.owner,
                     stream,
+                    thread: self.stream_thread,
                 });
             }
         }

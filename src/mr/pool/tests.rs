@@ -591,3 +591,105 @@ fn frees_prefetch_from_the_global_table_once_it_is_large() {
     }
     assert_eq!(pool.bytes_free(), 16 << 20);
 }
+
+/// An upstream that remembers the stream of every deallocation.
+#[derive(Debug)]
+struct StreamsSeen {
+    inner: SharedResource,
+    freed_on: parking_lot::Mutex<Vec<Stream>>,
+}
+
+impl DeviceMemoryResource for StreamsSeen {
+    fn allocate(&self, bytes: usize, stream: Stream) -> Result<*mut c_void> {
+        self.inner.allocate(bytes, stream)
+    }
+    fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
+        self.freed_on.lock().push(stream);
+        self.inner.deallocate(ptr, bytes, stream)
+    }
+    fn name(&self) -> &'static str {
+        "streams_seen"
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+#[test]
+fn release_frees_another_threads_per_thread_chunks_on_the_default_stream() {
+    // From the releasing thread, the per-thread default stream's handle names its own
+    // stream, not the one that freed the chunk: an asynchronous upstream would free it
+    // unordered with the freeing thread's work.
+    let up = Arc::new(StreamsSeen {
+        inner: cuda(),
+        freed_on: Default::default(),
+    });
+    let pool = Arc::new(PoolMemoryResource::new(up.clone(), 0, None).unwrap());
+    let other = Arc::clone(&pool);
+    std::thread::spawn(move || {
+        let p = other.allocate(1 << 20, Stream::PER_THREAD).unwrap();
+        other.deallocate(p, 1 << 20, Stream::PER_THREAD).unwrap();
+    })
+    .join()
+    .unwrap();
+    assert!(pool.release().unwrap() >= 1 << 20);
+    assert_eq!(*up.freed_on.lock(), vec![Stream::DEFAULT]);
+}
+
+#[test]
+fn a_front_emptied_by_another_thread_keeps_its_blocks_on_the_owners_stream() {
+    // A block cached by thread B's front for B's per-thread default stream, emptied into
+    // the pool by thread A (statistics, release, growth): from A, that stream's handle
+    // names A's own. Filed under it, A took the block at once while B's work on it was
+    // still queued (the C ABI fuzzer: a pattern overwritten in a live range).
+    use std::sync::atomic::AtomicBool;
+    use std::sync::{mpsc, Barrier};
+    let pool = Arc::new(PoolMemoryResource::new(cuda(), 0, None).unwrap());
+    let done = Arc::new(AtomicBool::new(false));
+    let cached = Arc::new(Barrier::new(2));
+    let (finish_tx, finish_rx) = mpsc::channel::<()>();
+    let (gate_tx, gate_rx) = mpsc::channel::<()>();
+    let other = {
+        let (pool, done, cached) = (pool.clone(), done.clone(), cached.clone());
+        std::thread::spawn(move || {
+            let rt = runtime().unwrap();
+            // The first free claims this thread's front for the stream.
+            let y = pool.allocate(4096, Stream::PER_THREAD).unwrap();
+            pool.deallocate(y, 4096, Stream::PER_THREAD).unwrap();
+            let x = pool.allocate(4096, Stream::PER_THREAD).unwrap();
+            // Work on `x` still queued when it is freed.
+            rt.launch_host_func(
+                Stream::PER_THREAD,
+                Box::new(move || {
+                    let _ = gate_rx.recv();
+                    done.store(true, Ordering::SeqCst);
+                }),
+            )
+            .unwrap();
+            pool.deallocate(x, 4096, Stream::PER_THREAD).unwrap();
+            cached.wait();
+            let _ = finish_rx.recv();
+            rt.stream_synchronize(Stream::PER_THREAD).unwrap();
+            x as usize
+        })
+    };
+    cached.wait();
+    assert!(pool.front_cached() > 0, "the front did not keep the block");
+    let _ = pool.free_summary();
+    // Opens the gate a little later: a take that waits for the other thread's stream (as
+    // it must) then finishes.
+    let opener = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let _ = gate_tx.send(());
+    });
+    let a = pool.allocate(4096, Stream::PER_THREAD).unwrap();
+    let before_its_work = !done.load(Ordering::SeqCst);
+    opener.join().unwrap();
+    finish_tx.send(()).unwrap();
+    let x = other.join().unwrap();
+    assert!(
+        a as usize != x || !before_its_work,
+        "{a:p} was handed out while the work queued before its free had not run"
+    );
+    pool.deallocate(a, 4096, Stream::PER_THREAD).unwrap();
+}
