@@ -26,11 +26,14 @@
 //! the survivors' bytes.
 //!
 //! `rmm-bench [--resources cuda,async,...] [--workloads w1,w2,w3,w4,w6] [--json FILE] [--quick]
-//! [--w1-cases N:MAX_MIB,...] [--w3-steps N] [--w4-streams N] [--history-entries N]`
+//! [--w1-cases N:MAX_MIB,...] [--w3-steps N] [--w4-streams N] [--history-entries N]
+//! [--vmm-release-threshold BYTES]`
 //! (`--w1-cases` runs only those W1 cases, e.g. `1000:4096`; `--w3-steps` sets the
 //! sub-allocators' steps per W3 thread, 200 000 by default, e.g. 50 000 as in bench-vs-rmm;
 //! `--w4-streams` runs W4 on that many streams, 4 by default, 1 to see placement without
-//! stream order; `--history-entries` sets the ring of the `hist` rows, 100 000 by default)
+//! stream order; `--history-entries` sets the ring of the `hist` rows, 100 000 by default;
+//! `--vmm-release-threshold` gives `vmm_pool` that release threshold, none by default: its
+//! peak is then the most it mapped at once)
 //!
 //! W4's note also gives the trace's best-fit floor ([`best_fit_floor`]): what exact best
 //! fit, with every free at once usable by every stream, takes in 2 MiB granules over the
@@ -189,14 +192,16 @@ fn make(name: &str, sizing: Sizing) -> Result<Subject> {
                     Sizing::Device(bytes) => Some(bytes),
                     _ => None,
                 },
+                release_threshold: Some(VMM_RELEASE_THRESHOLD.load(Ordering::Relaxed))
+                    .filter(|&t| t != usize::MAX),
                 ..VmmPoolOptions::default()
             })?);
-            // Its peak mapped memory: without a release threshold the pool size only grows
-            // until release(), which W6 calls after reading the peak.
+            // Its peak mapped memory (the pool's size falls with a release threshold, and at
+            // release(), which W6 calls after reading the peak).
             let (v, r) = (vmm.clone(), vmm.clone());
             return Ok(Subject {
                 mr: vmm,
-                peak: Box::new(move || v.pool_size()),
+                peak: Box::new(move || v.peak_pool_size()),
                 release: Some(Box::new(move || {
                     r.release()?;
                     Ok(r.pool_size())
@@ -323,6 +328,8 @@ static HISTORY_ENTRIES: AtomicUsize = AtomicUsize::new(rmm::history::DEFAULT_MAX
 static W4_STREAMS: AtomicUsize = AtomicUsize::new(4);
 /// Set by `--w3-steps` (0: the default).
 static W3_STEPS: AtomicUsize = AtomicUsize::new(0);
+/// Set by `--vmm-release-threshold` (`usize::MAX`: none).
+static VMM_RELEASE_THRESHOLD: AtomicUsize = AtomicUsize::new(usize::MAX);
 
 impl Drop for Streams {
     fn drop(&mut self) {
@@ -1310,7 +1317,7 @@ fn print_row(r: &Row) {
 fn usage() -> String {
     format!(
         "usage: rmm-bench [--resources {}] [--workloads w1,w2,w3,w4,w6,hist] [--json FILE] [--quick] \
-         [--foreign-streams] [--w1-cases N:MAX_MIB,...] [--w3-steps N] [--w4-streams N] [--history-entries N]",
+         [--foreign-streams] [--w1-cases N:MAX_MIB,...] [--w3-steps N] [--w4-streams N] [--history-entries N] [--vmm-release-threshold BYTES]",
         RESOURCES.join(",")
     )
 }
@@ -1350,6 +1357,13 @@ fn main() {
                 Some(n) if (1..=16).contains(&n) => W4_STREAMS.store(n, Ordering::Relaxed),
                 _ => {
                     eprintln!("rmm-bench: --w4-streams takes 1 to 16 streams");
+                    std::process::exit(2);
+                }
+            },
+            "--vmm-release-threshold" => match it.next().and_then(|v| v.parse::<usize>().ok()) {
+                Some(n) if n != usize::MAX => VMM_RELEASE_THRESHOLD.store(n, Ordering::Relaxed),
+                _ => {
+                    eprintln!("rmm-bench: --vmm-release-threshold takes a number of bytes");
                     std::process::exit(2);
                 }
             },

@@ -1072,13 +1072,14 @@ impl Inner {
     /// foreign stream's blocks on the default stream, ordered after it). With `only_idle`, only
     /// blocks of streams whose frees have completed, and only until at most `keep`
     /// bytes are free. The blocks around a given-back range stay; an extent it cuts in two
-    /// becomes two. Returns the bytes given back.
+    /// becomes two. Returns the bytes given back, and whether a block was left for its
+    /// stream's work.
     fn release_free_granules(
         &mut self,
         keep: usize,
         only_idle: bool,
         mut give_back: impl FnMut(usize, usize, Stream) -> Result<()>,
-    ) -> Result<usize> {
+    ) -> Result<(usize, bool)> {
         let g = self.granule;
         if !only_idle && self.bytes_free > keep {
             // Free blocks of different streams never merge, so granules they share would
@@ -1107,6 +1108,7 @@ impl Inner {
         }
         let mut released = 0;
         let mut first_err = None;
+        let mut busy = false;
         let mut idle_slots: Vec<Option<bool>> = vec![None; self.lists.len()];
         for i in candidates {
             if self.bytes_free <= keep {
@@ -1118,6 +1120,7 @@ impl Inner {
                 let streams = &self.streams;
                 let slot = &mut idle_slots[s0 as usize];
                 if !*slot.get_or_insert_with(|| streams.frees_done(s0)) {
+                    busy = true;
                     continue;
                 }
                 if !streams.nameable(s0) {
@@ -1213,7 +1216,7 @@ impl Inner {
         }
         match first_err {
             Some(e) => Err(e),
-            None => Ok(released),
+            None => Ok((released, busy)),
         }
     }
 
@@ -1474,8 +1477,9 @@ impl PoolMemoryResource {
     }
 
     /// Contiguous mode: unmaps free granules of streams with no work left until at most
-    /// `keep` bytes are free in the global pool. Returns the bytes released.
-    pub(crate) fn release_idle(&self, keep: usize) -> Result<usize> {
+    /// `keep` bytes are free in the global pool. Returns the bytes released, the bytes the
+    /// global pool still holds free, and whether some were left for their stream's work.
+    pub(crate) fn release_idle(&self, keep: usize) -> Result<(usize, usize, bool)> {
         let mut inner = self.core.inner.lock();
         let upstream = &self.upstream;
         let (id, device) = (self.history_id(), inner.streams.device());
@@ -1488,7 +1492,8 @@ impl PoolMemoryResource {
             upstream.deallocate(addr as *mut c_void, size, stream)
         });
         self.core.fronts.set_pool_size(inner.pool_size);
-        released
+        let (released, busy) = released?;
+        Ok((released, inner.bytes_free, busy))
     }
 
     /// Whether the global pool holds more than `bytes` free (false when its lock is busy:
@@ -1628,7 +1633,9 @@ impl PoolMemoryResource {
             upstream.deallocate(addr as *mut c_void, size, stream)
         };
         let released = if inner.granule != 0 {
-            inner.release_free_granules(0, false, give_back)
+            inner
+                .release_free_granules(0, false, give_back)
+                .map(|(n, _)| n)
         } else {
             inner.release_free_chunks(give_back)
         };

@@ -544,3 +544,26 @@ fn the_threshold_unmaps_a_foreign_streams_memory_once_its_frees_completed() {
     );
     assert!(after < g, "still mapped after the frees completed: {after}");
 }
+
+#[test]
+fn the_peak_pool_size_remembers_what_release_gave_back() {
+    let Some(p) = pool(0, None, 64 << 20) else {
+        return;
+    };
+    let g = p.granularity();
+    assert_eq!(p.peak_pool_size(), 0);
+    let a = p.allocate(3 * g, Stream::DEFAULT).unwrap();
+    let mapped = p.pool_size();
+    assert!(mapped >= 3 * g);
+    p.deallocate(a, 3 * g, Stream::DEFAULT).unwrap();
+    p.release().unwrap();
+    assert_eq!(p.pool_size(), 0);
+    assert_eq!(p.peak_pool_size(), mapped);
+    let b = p.allocate(g, Stream::DEFAULT).unwrap();
+    assert_eq!(
+        p.peak_pool_size(),
+        mapped,
+        "a smaller mapping leaves the peak"
+    );
+    p.deallocate(b, g, Stream::DEFAULT).unwrap();
+}
