@@ -25,6 +25,22 @@ fn pool(initial: usize, maximum: Option<usize>, reserved: usize) -> Option<VmmPo
     }
 }
 
+/// A pool with a release threshold of `threshold(granule)` and its granule; `None` where
+/// the device has no virtual memory.
+fn pool_with_threshold(
+    reserved: usize,
+    threshold: impl FnOnce(usize) -> usize,
+) -> Option<(VmmPoolMemoryResource, usize)> {
+    let g = pool(0, None, 64 << 20)?.granularity();
+    let p = VmmPoolMemoryResource::new(VmmPoolOptions {
+        reserved_size: Some(reserved),
+        release_threshold: Some(threshold(g)),
+        ..VmmPoolOptions::default()
+    })
+    .unwrap();
+    Some((p, g))
+}
+
 /// Fills `bytes` at `p` with `value` and checks a few bytes of it through the runtime.
 fn fill_and_check(p: *mut c_void, bytes: usize, value: u8) {
     let rt = init();
@@ -168,18 +184,9 @@ fn release_unmaps_free_granules_while_blocks_around_them_live() {
 
 #[test]
 fn release_threshold_shrinks_the_pool_after_frees() {
-    init();
-    let Some(probe) = pool(0, None, 64 << 20) else {
+    let Some((p, g)) = pool_with_threshold(256 << 20, |g| 2 * g) else {
         return;
     };
-    let g = probe.granularity();
-    drop(probe);
-    let p = VmmPoolMemoryResource::new(VmmPoolOptions {
-        reserved_size: Some(256 << 20),
-        release_threshold: Some(2 * g),
-        ..VmmPoolOptions::default()
-    })
-    .unwrap();
     // A stream of its own: other tests' work on the default stream must not keep it busy
     // (only idle streams' memory is unmapped by the threshold).
     let rt = init();
@@ -439,20 +446,10 @@ fn the_threshold_leaves_another_threads_busy_per_thread_stream_alone() {
     // it is idle from the thread that trims asks about the trimmer's own. A copy still
     // queued on the freeing thread's stream read unmapped memory (the C ABI fuzzer, ASan).
     use std::sync::{mpsc, Arc, Barrier};
-    init();
-    let Some(probe) = pool(0, None, 64 << 20) else {
+    let Some((p, g)) = pool_with_threshold(64 << 20, |_| 0) else {
         return;
     };
-    let g = probe.granularity();
-    drop(probe);
-    let p = Arc::new(
-        VmmPoolMemoryResource::new(VmmPoolOptions {
-            reserved_size: Some(64 << 20),
-            release_threshold: Some(0),
-            ..VmmPoolOptions::default()
-        })
-        .unwrap(),
-    );
+    let p = Arc::new(p);
     // Taken before the other thread frees: taking its memory would wait for its stream.
     let a = p.allocate(g, Stream::PER_THREAD).unwrap();
     let (gate_tx, gate_rx) = mpsc::channel::<()>();
@@ -500,18 +497,9 @@ fn the_threshold_unmaps_a_foreign_streams_memory_once_its_frees_completed() {
     // A foreign stream may be destroyed at any time after its last free: whether its frees
     // are done is read from the event recorded at them, never from the stream.
     use std::sync::mpsc;
-    init();
-    let Some(probe) = pool(0, None, 64 << 20) else {
+    let Some((p, g)) = pool_with_threshold(64 << 20, |_| 0) else {
         return;
     };
-    let g = probe.granularity();
-    drop(probe);
-    let p = VmmPoolMemoryResource::new(VmmPoolOptions {
-        reserved_size: Some(64 << 20),
-        release_threshold: Some(0),
-        ..VmmPoolOptions::default()
-    })
-    .unwrap();
     let rt = init();
     let (s, quiet) = (
         rt.stream_create(Default::default()).unwrap(),
