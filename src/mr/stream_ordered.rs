@@ -286,10 +286,10 @@ impl StreamRegistry {
     }
 
     /// Whether the work before every free on slot `s` has completed, asked without
-    /// waiting: always for [`READY`]; a foreign stream through its last recorded event (the stream itself may be
-    /// gone); the per-thread default stream of another thread never (its handle names the
-    /// asking thread's stream here); any other stream by a query. An error counts as not
-    /// done.
+    /// waiting: always for [`READY`]; for a foreign stream through its last recorded event
+    /// (the stream itself may be gone); never for another thread's per-thread default
+    /// stream (its handle names the asking thread's stream here); for any other stream by
+    /// a query. An error counts as not done.
     pub fn frees_done(&self, s: u32) -> bool {
         let slot = &self.slots[s as usize];
         if self.is_ready_slot(s) {
@@ -530,12 +530,10 @@ impl StreamRegistry {
     /// from here (a foreign stream, another thread's per-thread stream, no event, or a
     /// stream gone): the caller then uses [`order_after`](Self::order_after).
     pub fn order_after_epoch(&mut self, waiter: u32, source: u32, epoch: u16) -> Result<bool> {
-        let src = &self.slots[source as usize];
-        if waiter == source || self.is_ready_slot(source) || src.foreign || src.of_another_thread()
-        {
+        if waiter == source || self.is_ready_slot(source) || !self.nameable(source) {
             return Ok(false);
         }
-        let src_stream = src.stream;
+        let src_stream = self.slots[source as usize].stream;
         let Some(event) = self.epoch_event(source, epoch) else {
             return Ok(false);
         };
