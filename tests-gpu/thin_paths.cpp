@@ -9,7 +9,10 @@
 //           calling cudaMalloc/cudaFree, both under a counting adaptor as in perf_anchor
 // PLAN w2 or w4 replaces the W1 plan with bench-vs-rmm's churn: N steps over a working set
 // of 1000 blocks (log-uniform 256 B..1 MiB), each step a free and an allocation; w4 puts
-// allocation k on stream k % 4 and frees it on the next stream. PRE_FREE_GIB: see main.
+// allocation k on stream k % 4 and frees it on the next stream. PLAN w3 is bench-vs-rmm's
+// W3: THREADS (default 4) fresh threads per timed run, each with its own stream and its own
+// working set filled untimed, N steps each, timed from all ready to the last one done.
+// PRE_FREE_GIB: see main.
 // Each async path has its own pool made like RMM's cuda_async_memory_resource (a quarter of
 // the free memory each, release threshold at the maximum). Built without -DWITH_RMM it has
 // only the cudart and driver paths (to see whether loading librmm.so changes them).
@@ -22,21 +25,21 @@
 // earlier resource still holds memory); PRE_ASYNC=1 makes and destroys a cudaMallocAsync pool
 // primed with half of the free memory before every timed run (as bench-vs-rmm's cuda_async
 // cells do just before its cuda cells).
-//   thin_paths async|cuda|managed [N] [MAX_MIB] [RUNS] [w1|w2|w4]   prints medians (ns per
+//   thin_paths async|cuda|managed [N] [MAX_MIB] [RUNS] [w1|w2|w3|w4]   prints medians (ns per
 //   operation; W1 also ns per allocation and per free)
 #ifdef WITH_RMM
 #include <rmm/mr/device/cuda_memory_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/mr/device/managed_memory_resource.hpp>
 #include <rmm/rmm.h>
-
-#include <atomic>
 #endif
 
-#include <cuda_runtime_api.h>
+#include "cuda_probe.hpp"
+
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -45,16 +48,9 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
-#define CK(x)                                                      \
-  do {                                                             \
-    auto e = (x);                                                  \
-    if (e != cudaSuccess) {                                        \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); \
-      std::exit(1);                                                \
-    }                                                              \
-  } while (0)
 #define DK(x)                                           \
   do {                                                  \
     int e = (x);                                        \
@@ -172,24 +168,6 @@ int main(int argc, char** argv)
   std::size_t free_b{}, total_b{};
   CK(cudaMemGetInfo(&free_b, &total_b));
   std::size_t const initial = (free_b / 4) & ~std::size_t{255};
-  // A pool made like RMM's cuda_async_memory_resource, primed with `prime` bytes.
-  auto make_pool = [&](std::size_t prime) {
-    cudaMemPool_t pool{};
-    cudaMemPoolProps props{};
-    props.allocType     = cudaMemAllocationTypePinned;
-    props.handleTypes   = cudaMemHandleTypeNone;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id   = 0;
-    CK(cudaMemPoolCreate(&pool, &props));
-    std::uint64_t threshold = ~std::uint64_t{0};
-    CK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
-    void* p{};
-    CK(cudaMallocFromPoolAsync(&p, prime, pool, 0));
-    CK(cudaFreeAsync(p, 0));
-    CK(cudaStreamSynchronize(0));
-    return pool;
-  };
-
   std::vector<path> paths;
 #ifdef WITH_RMM
   auto rmm_path = [](char const* name, rmm_resource_t mr) {
@@ -216,7 +194,7 @@ int main(int argc, char** argv)
   };
 #endif
   if (async) {
-    cudaMemPool_t const a = make_pool(initial), b = make_pool(initial);
+    cudaMemPool_t const a = make_rmm_like_pool(initial), b = make_rmm_like_pool(initial);
     paths.push_back({"cudart cudaMallocFromPoolAsync",
                      [a](std::size_t s, cudaStream_t st) {
                        void* p{};
@@ -343,7 +321,52 @@ int main(int argc, char** argv)
     CK(cudaDeviceSynchronize());
     return el / double(2 * n);
   };
+  // W3: perf_anchor's threads_run over one path.
+  std::size_t const n_threads = std::getenv("THREADS") ? std::strtoul(std::getenv("THREADS"), nullptr, 10) : 4;
+  std::vector<cudaStream_t> own(plan_kind == "w3" ? n_threads : 0);
+  for (auto& st : own) { CK(cudaStreamCreate(&st)); }
+  auto timed_threads = [&](path& p) {
+    using clk = std::chrono::steady_clock;
+    std::atomic<std::size_t> ready{0};
+    std::atomic<bool> go{false};
+    std::vector<clk::time_point> ends(n_threads);
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < n_threads; ++t) {
+      pool.emplace_back([&, t] {
+        // A fresh thread has no current context until its first runtime call (the driver's
+        // entry points need one); perf_anchor's threads get it from their first allocation.
+        CK(cudaFree(nullptr));
+        std::mt19937_64 g{100 + t};
+        std::uniform_real_distribution<double> ld(std::log(256.0), std::log(double(1 << 20)));
+        std::uniform_int_distribution<std::size_t> id(0, 999);
+        std::vector<std::pair<void*, std::size_t>> live(1000);
+        for (auto& b : live) {
+          b.second = static_cast<std::size_t>(std::exp(ld(g)));
+          b.first  = p.alloc(b.second, own[t]);
+        }
+        std::vector<std::pair<std::size_t, std::size_t>> steps(n);
+        for (auto& s : steps) { s = {id(g), static_cast<std::size_t>(std::exp(ld(g)))}; }
+        ready.fetch_add(1);
+        while (!go.load(std::memory_order_acquire)) { std::this_thread::yield(); }
+        for (auto const& [i, size] : steps) {
+          p.dealloc(live[i].first, live[i].second, own[t]);
+          live[i] = {p.alloc(size, own[t]), size};
+        }
+        ends[t] = clk::now();
+        for (auto& b : live) { p.dealloc(b.first, b.second, own[t]); }
+        CK(cudaStreamSynchronize(own[t]));
+      });
+    }
+    while (ready.load() < n_threads) { std::this_thread::yield(); }
+    auto const t0 = clk::now();
+    go.store(true, std::memory_order_release);
+    for (auto& th : pool) { th.join(); }
+    double const el =
+      std::chrono::duration<double, std::nano>(*std::max_element(ends.begin(), ends.end()) - t0).count();
+    return el / double(2 * n * n_threads);
+  };
   auto timed = [&](path& p) {
+    if (plan_kind == "w3") { return timed_threads(p); }
     if (churn) { return timed_churn(p); }
     using clk = std::chrono::steady_clock;
     std::size_t const max_usage = std::size_t{16000} << 20;  // perf_anchor's W1 cap
@@ -400,7 +423,7 @@ int main(int argc, char** argv)
   auto async_cycle     = [&] {
     std::size_t f{}, t{};
     CK(cudaMemGetInfo(&f, &t));
-    CK(cudaMemPoolDestroy(make_pool((f / 2) & ~std::size_t{255})));
+    CK(cudaMemPoolDestroy(make_rmm_like_pool((f / 2) & ~std::size_t{255})));
   };
   // PRE_FREE_GIB=G: every path is timed twice a round, once right after a cudaMalloc and
   // cudaFree of G GiB and once without, in alternating order (bench-vs-rmm's arena cells take
@@ -440,7 +463,8 @@ int main(int argc, char** argv)
     return v[v.size() / 2];
   };
   double const base = median(paths[0].ns);
-  std::printf("%s %s N=%zu max=%zuMiB, %d runs:", kind.c_str(), plan_kind.c_str(), n, mib, runs);
+  std::printf("%s %s N=%zu max=%zuMiB%s, %d runs:", kind.c_str(), plan_kind.c_str(), n, mib,
+              plan_kind == "w3" ? (" T=" + std::to_string(n_threads)).c_str() : "", runs);
   for (auto& p : paths) {
     std::printf("  %s %.1f (%.3f)", p.name.c_str(), median(p.ns), median(p.ns) / base);
   }

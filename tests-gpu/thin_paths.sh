@@ -7,7 +7,8 @@
 # runs add rmm::mr::cuda_memory_resource and an RMM-like C++ class, both under perf_anchor's
 # counting adaptor). PRE_FREE_GIB=G (passed through to every run) times every path also right
 # after a cudaMalloc+cudaFree of G GiB, and prints those medians ÷ the same path's without.
-# CASES="async 100000 1 5;cuda 10000 1 3" runs only those cases (the program's arguments).
+# CASES="async 100000 1 5;cuda 10000 1 3" runs only those cases (the program's arguments;
+# "cuda 1000 1 7 w3" with THREADS=T is bench-vs-rmm's W3 on T threads).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cuda=${CUDA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")}
