@@ -111,6 +111,24 @@ pub(crate) struct StreamKey {
     thread: usize,
 }
 
+impl StreamKey {
+    /// The raw value every thread's per-thread default stream is keyed under.
+    const PER_THREAD_RAW: usize = 2;
+
+    /// Thread `thread`'s per-thread default stream.
+    fn per_thread(thread: usize) -> StreamKey {
+        StreamKey {
+            raw: Self::PER_THREAD_RAW,
+            thread,
+        }
+    }
+
+    /// Another thread's per-thread default stream.
+    fn of_another_thread(&self) -> bool {
+        self.raw == Self::PER_THREAD_RAW && self.thread != thread_number()
+    }
+}
+
 /// A small process-unique number for the calling thread (std's `ThreadId::as_u64` is
 /// unstable). Starts at 1 so that 0 means "not a per-thread key".
 pub(crate) fn thread_number() -> usize {
@@ -131,10 +149,7 @@ pub(crate) fn stream_key(stream: Stream) -> StreamKey {
     if stream.is_default() {
         StreamKey { raw: 0, thread: 0 }
     } else if stream.is_per_thread_default() {
-        StreamKey {
-            raw: 2,
-            thread: thread_number(),
-        }
+        StreamKey::per_thread(thread_number())
     } else {
         StreamKey {
             raw: stream.0,
@@ -346,7 +361,7 @@ impl StreamRegistry {
     /// `thread`'s ([`thread_number`]), not the caller's.
     pub fn slot_of_thread(&mut self, stream: Stream, thread: usize) -> (u32, bool) {
         if stream.is_per_thread_default() {
-            self.slot_keyed(stream, StreamKey { raw: 2, thread })
+            self.slot_keyed(stream, StreamKey::per_thread(thread))
         } else {
             self.slot(stream)
         }
@@ -618,7 +633,7 @@ impl StreamRegistry {
 impl StreamSlot {
     /// Another thread's per-thread default stream.
     fn of_another_thread(&self) -> bool {
-        self.key.raw == 2 && self.key.thread != thread_number()
+        self.key.of_another_thread()
     }
 }
 
