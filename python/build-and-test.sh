@@ -37,8 +37,8 @@ fi
 "$venv/bin/python" -m pip install -q --upgrade pip
 "$venv/bin/python" -m pip install -q "maturin>=1.5,<2" pytest numpy
 
-step "librmm.so (cargo build --release --lib at the repository root)"
-(cd "$root" && cargo build --release --lib -p rmm)
+step "librmm.so (cargo build --release -p rmm-capi at the repository root)"
+(cd "$root" && cargo build --release -p rmm-capi)
 
 step "wheel (maturin build --release, abi3)"
 rm -rf "$here/dist"

@@ -58,7 +58,7 @@ fn main() {
                 // Nested build of the root crate (its own workspace and target directory).
                 let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
                 let status = Command::new(cargo)
-                    .args(["build", "--release", "--lib", "-p", "rmm"])
+                    .args(["build", "--release", "-p", "rmm-capi"])
                     .current_dir(&root)
                     .env_remove("CARGO_TARGET_DIR")
                     .env_remove("CARGO_ENCODED_RUSTFLAGS")

@@ -55,7 +55,25 @@ struct Entry {
     size: usize,
     device: i32,
     managed: bool,
+    /// What `CU_POINTER_ATTRIBUTE_BUFFER_ID` reports: unique per allocation, as the
+    /// driver's are (caches such as UCX's key on it to notice a reallocation).
+    id: u64,
 }
+
+/// A live block of ours, as the pointer queries report it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LiveBlock {
+    pub base: usize,
+    pub size: usize,
+    pub id: u64,
+    /// The block starts its upstream allocation (a legacy IPC handle, which names a whole
+    /// upstream allocation, opens to this block's start).
+    pub starts_chunk: bool,
+}
+
+/// Buffer ids of ours: the top bit set keeps them apart from the driver's, which count up
+/// from 1.
+static NEXT_BUFFER_ID: AtomicU64 = AtomicU64::new(1 << 63);
 
 /// A function reporting the bytes free inside a resource (what it can hand out without
 /// asking the runtime).
@@ -100,6 +118,10 @@ struct Engine {
 static CHUNKS: parking_lot::RwLock<BTreeMap<usize, usize>> =
     parking_lot::RwLock::new(BTreeMap::new());
 
+/// The runtime allocations and frees our resources made (pool growth, arenas).
+static UPSTREAM_ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+static UPSTREAM_FREES: AtomicU64 = AtomicU64::new(0);
+
 fn in_our_chunk(ptr: usize) -> bool {
     CHUNKS
         .read()
@@ -115,6 +137,7 @@ struct ChunkTracker(SharedResource);
 impl DeviceMemoryResource for ChunkTracker {
     fn allocate(&self, bytes: usize, stream: Stream) -> rmm::Result<*mut std::ffi::c_void> {
         let p = self.0.allocate(bytes, stream)?;
+        UPSTREAM_ALLOCATIONS.fetch_add(1, Relaxed);
         CHUNKS.write().insert(p as usize, bytes);
         Ok(p)
     }
@@ -126,6 +149,7 @@ impl DeviceMemoryResource for ChunkTracker {
         stream: Stream,
     ) -> rmm::Result<()> {
         CHUNKS.write().remove(&(ptr as usize));
+        UPSTREAM_FREES.fetch_add(1, Relaxed);
         self.0.deallocate(ptr, bytes, stream)
     }
 
@@ -153,12 +177,6 @@ pub(crate) static FORWARDED_NULL_OR_ZERO: AtomicU64 = AtomicU64::new(0);
 pub(crate) static FORWARDED_OTHER: AtomicU64 = AtomicU64::new(0);
 static REFUSED_FREES: AtomicU64 = AtomicU64::new(0);
 static LEAKED_AT_EXIT: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    /// Set while this thread is inside the engine: a nested intercepted call (from a
-    /// runtime callback, say) is forwarded instead of re-entering.
-    static BUSY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
 
 /// Stores the configuration (the constructor validated it).
 pub(crate) fn set_config(cfg: Config) {
@@ -198,25 +216,6 @@ fn error_code(e: &Error) -> i32 {
 pub(crate) enum Route<T> {
     Forward,
     Done(Result<T, i32>),
-}
-
-struct BusyGuard;
-impl BusyGuard {
-    fn enter() -> Option<BusyGuard> {
-        BUSY.with(|b| {
-            if b.get() {
-                None
-            } else {
-                b.set(true);
-                Some(BusyGuard)
-            }
-        })
-    }
-}
-impl Drop for BusyGuard {
-    fn drop(&mut self) {
-        BUSY.with(|b| b.set(false));
-    }
 }
 
 /// The engine for `family`, creating it on the first intercepted allocation. `library` is
@@ -450,22 +449,21 @@ fn is_out_of_memory(e: &Error) -> bool {
     matches!(e, Error::OutOfMemory { .. } | Error::BadAlloc { .. })
 }
 
-/// Allocates `size` (> 0) bytes from the current device's resource.
+/// Allocates `size` (> 0) bytes from the resource of `device`, or of the runtime's current
+/// device when `None`.
 pub(crate) fn allocate(
     family: Family,
     library: impl FnOnce() -> Option<String>,
     size: usize,
     stream: Stream,
     managed: bool,
+    device: Option<i32>,
 ) -> Route<*mut std::ffi::c_void> {
-    let Some(_busy) = BusyGuard::enter() else {
-        return Route::Forward;
-    };
     let Some(eng) = engine(family, library, true) else {
         FORWARDED_OTHER.fetch_add(1, Relaxed);
         return Route::Forward;
     };
-    Route::Done(eng.allocate(size, stream, managed))
+    Route::Done(eng.allocate(size, stream, managed, device))
 }
 
 impl Engine {
@@ -474,8 +472,12 @@ impl Engine {
         size: usize,
         stream: Stream,
         managed: bool,
+        device: Option<i32>,
     ) -> Result<*mut std::ffi::c_void, i32> {
-        let device = self.rt.get_device().map_err(|e| e.code)?;
+        let device = match device {
+            Some(d) => d,
+            None => self.rt.get_device().map_err(|e| e.code)?,
+        };
         let st = self.device(device)?;
         let cfg = config();
         let start = cfg.stats.then(Instant::now);
@@ -527,6 +529,7 @@ impl Engine {
                 size,
                 device,
                 managed,
+                id: NEXT_BUFFER_ID.fetch_add(1, Relaxed),
             },
         );
         st.stats.allocations.fetch_add(1, Relaxed);
@@ -684,15 +687,58 @@ fn note(
     rmm::history::record(kind, ptr, size, stream.0, device, res.name(), id);
 }
 
+impl Engine {
+    /// The live block holding `ptr`: a lookup of its start, else (an interior pointer of
+    /// our memory) a scan of every shard.
+    fn block(&self, ptr: usize) -> Option<LiveBlock> {
+        let found = match self.map[shard(ptr)].lock().get(&ptr) {
+            Some(e) => Some((ptr, *e)),
+            None if in_our_chunk(ptr) => self.map.iter().find_map(|m| {
+                m.lock()
+                    .iter()
+                    .find(|(&b, e)| b <= ptr && ptr < b + e.size)
+                    .map(|(&b, e)| (b, *e))
+            }),
+            None => None,
+        };
+        found.map(|(base, e)| LiveBlock {
+            base,
+            size: e.size,
+            id: e.id,
+            starts_chunk: CHUNKS.read().contains_key(&base),
+        })
+    }
+}
+
+/// What a pointer query about `ptr` should report.
+pub(crate) enum Lookup {
+    /// A live block of ours.
+    Ours(LiveBlock),
+    /// Inside our pools' memory but not in a live block (freed, or never handed out).
+    FreeInPool,
+    /// Not our memory: the vendor answers.
+    Foreign,
+}
+
+/// Looks `ptr` up among our blocks (for `cuMemGetAddressRange`, `cuPointerGetAttribute*`,
+/// `cuIpcGetMemHandle`).
+pub(crate) fn lookup(ptr: usize) -> Lookup {
+    let Some(eng) = ENGINE.get().and_then(|e| e.as_ref()) else {
+        return Lookup::Foreign;
+    };
+    match eng.block(ptr) {
+        Some(b) => Lookup::Ours(b),
+        None if in_our_chunk(ptr) => Lookup::FreeInPool,
+        None => Lookup::Foreign,
+    }
+}
+
 /// Frees `ptr` (non-null) if we made it; `stream` is `None` for the synchronous free.
 pub(crate) fn free(
     family: Family,
     ptr: *mut std::ffi::c_void,
     stream: Option<Stream>,
 ) -> Route<()> {
-    let Some(_busy) = BusyGuard::enter() else {
-        return Route::Forward;
-    };
     match engine(family, || None, false) {
         Some(eng) => eng.free(ptr, stream),
         None => {
@@ -704,9 +750,6 @@ pub(crate) fn free(
 
 /// Bytes free inside our resource of the current device (0 when we have none).
 pub(crate) fn pooled_free_bytes(family: Family) -> usize {
-    let Some(_busy) = BusyGuard::enter() else {
-        return 0;
-    };
     let Some(eng) = engine(family, || None, false) else {
         return 0;
     };
@@ -724,9 +767,6 @@ pub(crate) fn stream_created(
     library: impl FnOnce() -> Option<String>,
     stream: usize,
 ) {
-    let Some(_busy) = BusyGuard::enter() else {
-        return;
-    };
     if let Some(eng) = engine(family, library, true) {
         if let Ok(device) = eng.rt.get_device() {
             deferred::stream_created(stream, device);
@@ -742,9 +782,6 @@ pub(crate) fn stream_tracked(stream: usize) {
     if FORKED.load(Relaxed) || rmm::runtime::process_is_exiting() {
         return;
     }
-    let Some(_busy) = BusyGuard::enter() else {
-        return;
-    };
     if let Err(e) = rmm::mr::stream_created(Stream(stream)) {
         eprintln!("rmm_preload: our resources could not forget a stale stream {stream:#x}: {e}");
     }
@@ -842,6 +879,12 @@ pub(crate) fn at_exit() {
         deferred::nonblocking_streams()
     );
     out += &format!(
+        "  upstream: {} allocations and {} frees by our resources (the vendor's allocator)\n",
+        UPSTREAM_ALLOCATIONS.load(Relaxed),
+        UPSTREAM_FREES.load(Relaxed),
+    );
+    out += &crate::entry_points::report();
+    out += &format!(
         "  refused frees (double/interior) {}; forwarded: foreign frees {}, NULL/zero-size {}, \
          other {}; leaked at exit {}\n",
         REFUSED_FREES.load(Relaxed),
@@ -851,8 +894,8 @@ pub(crate) fn at_exit() {
         LEAKED_AT_EXIT.load(Relaxed),
     );
     if !any {
-        out += "  warning: no allocation was intercepted: the program may link the GPU runtime \
-                statically (e.g. cudart_static), call the driver API, or not allocate at all\n";
+        out += "  warning: no allocation was intercepted: the program may not allocate device \
+                memory, or reach the GPU in a way not interposed (see docs/preload.md)\n";
     }
     eprint!("{out}");
 }
