@@ -216,9 +216,19 @@ step_symbols() {
     echo "librmm.so must not export GPU runtime symbols (that is librmm_preload.so's job)" >&2
     exit 1
   fi
+  if grep -E -v ' [TW] (cu[A-Za-z_0-9]+|hip[A-Za-z_0-9]+|dlsym)$' <<<"$preload_syms"; then
+    echo "librmm_preload.so must export only what it interposes (its core stays private)" >&2
+    exit 1
+  fi
   grep -q ' T cudaMalloc$' <<<"$preload_syms"
   grep -q ' T hipMalloc$' <<<"$preload_syms"
-  echo "librmm.so exports no cuda*/hip* symbol; librmm_preload.so exports cudaMalloc and hipMalloc"
+  grep -q ' T cuMemAlloc_v2$' <<<"$preload_syms"
+  grep -q ' T cuGetProcAddress_v2$' <<<"$preload_syms"
+  grep -q ' T dlsym$' <<<"$preload_syms"
+  readelf -d install/lib*/librmm_preload.so | grep -q 'soname: \[librmm_preload.so\]'
+  readelf -d install/lib*/librmm.so | grep -q 'soname: \[librmm.so\]'
+  echo "librmm.so exports no cuda*/hip* symbol; librmm_preload.so (SONAME librmm_preload.so)" \
+    "exports only its runtime, driver and dlsym hooks"
 }
 
 step_ctest() {

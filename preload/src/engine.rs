@@ -691,8 +691,9 @@ impl Engine {
     /// The live block holding `ptr`: a lookup of its start, else (an interior pointer of
     /// our memory) a scan of every shard.
     fn block(&self, ptr: usize) -> Option<LiveBlock> {
-        let found = match self.map[shard(ptr)].lock().get(&ptr) {
-            Some(e) => Some((ptr, *e)),
+        let exact = self.map[shard(ptr)].lock().get(&ptr).copied();
+        let found = match exact {
+            Some(e) => Some((ptr, e)),
             None if in_our_chunk(ptr) => self.map.iter().find_map(|m| {
                 m.lock()
                     .iter()

@@ -2,6 +2,9 @@
 //! built here with the `cc` crate: no GPU needed. A multi-threaded C program linked against
 //! the stand-in runs with and without `LD_PRELOAD=librmm_preload.so`.
 
+mod common;
+
+use common::{assert_ok, preload_library, run_cc, standin_count, text, value_after};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
@@ -12,58 +15,6 @@ struct Built {
     program: PathBuf,
     defer: PathBuf,
     preload: PathBuf,
-}
-
-fn compiler() -> Command {
-    let target = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
-    cc::Build::new()
-        .target(&target)
-        .host(&target)
-        .opt_level(2)
-        .cargo_metadata(false)
-        .warnings_into_errors(true)
-        .get_compiler()
-        .to_command()
-}
-
-fn run_cc(args: &[&str]) {
-    let mut cmd = compiler();
-    cmd.args(["-Wall", "-Wextra", "-Werror"]).args(args);
-    let out = cmd.output().expect("run the C compiler");
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// The interposer of this test's profile (target/<profile>/librmm_preload.so). `cargo test`
-/// does not build a cdylib for integration tests, so it is built here, once per test
-/// process: cargo leaves an up-to-date library alone, and rebuilds one older than the
-/// sources (a library left by an earlier build would not know newer settings).
-fn preload_library() -> PathBuf {
-    static LIBRARY: OnceLock<PathBuf> = OnceLock::new();
-    LIBRARY
-        .get_or_init(|| {
-            let exe = std::env::current_exe().unwrap();
-            let deps = exe.parent().unwrap();
-            let profile_dir = deps.parent().unwrap();
-            let p = profile_dir.join("librmm_preload.so");
-            let mut cmd = Command::new(env!("CARGO"));
-            cmd.args(["build", "-p", "rmm-preload", "--lib"]);
-            if profile_dir.file_name().is_some_and(|n| n == "release") {
-                cmd.arg("--release");
-            }
-            let status = cmd.status().expect("run cargo build -p rmm-preload");
-            assert!(status.success(), "cargo build -p rmm-preload failed");
-            assert!(
-                p.exists(),
-                "librmm_preload.so not found in {}",
-                profile_dir.display()
-            );
-            p
-        })
-        .clone()
 }
 
 /// Builds the stand-in (`libcudart.so.13`, or `libamdhip64.so.6` for HIP) and the test
@@ -155,29 +106,6 @@ fn run_program(b: &Built, exe: &Path, preload: bool, env: &[(&str, &str)]) -> Ou
     cmd.output().expect("run a test program")
 }
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// The stand-in's count for `what` (from its exit report on stderr).
-fn standin_count(stderr: &str, what: &str) -> u64 {
-    let line = stderr
-        .lines()
-        .find(|l| l.starts_with("standin:"))
-        .unwrap_or_else(|| panic!("no stand-in report in:\n{stderr}"));
-    value_after(line, what) as u64
-}
-
-fn assert_ok(out: &Output) {
-    assert!(
-        out.status.success(),
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-}
-
 #[test]
 fn raw_run_is_sane() {
     let out = run(false, &[]);
@@ -258,16 +186,6 @@ fn pool_routes_allocations_and_results_match() {
         "{stderr}"
     );
     assert!(standin_count(&stderr, "cudaMalloc") < 100, "{stderr}");
-}
-
-/// The number after `key` in the program's output (`corrupt 0 failures 0`).
-fn value_after(out: &str, key: &str) -> i64 {
-    let words: Vec<&str> = out.split_whitespace().collect();
-    let i = words
-        .iter()
-        .position(|w| *w == key)
-        .unwrap_or_else(|| panic!("no {key} in:\n{out}"));
-    words[i + 1].trim_end_matches(',').parse().unwrap()
 }
 
 #[test]

@@ -8,8 +8,7 @@ use std::panic::catch_unwind;
 use std::sync::atomic::Ordering;
 
 use super::{
-    alloc_entry, forward, free_entry, mem_get_info_entry, reals, stream_created_entry,
-    AllocRequest, RUNTIME_LIBRARIES,
+    alloc_entry, forward, free_entry, mem_get_info_entry, reals, stream_created_entry, AllocRequest,
 };
 use crate::engine::{self, Family};
 use crate::entry_points::EntryPoint;
@@ -26,7 +25,7 @@ type StreamCreateFlagsFn = unsafe extern "C" fn(*mut *mut c_void, u32) -> i32;
 type StreamCreatePriorityFn = unsafe extern "C" fn(*mut *mut c_void, u32, i32) -> i32;
 type StreamDestroyFn = unsafe extern "C" fn(*mut c_void) -> i32;
 
-reals! { RUNTIME_LIBRARIES;
+reals! { Runtime;
     CUDA_MALLOC = c"cudaMalloc";
     CUDA_FREE = c"cudaFree";
     CUDA_MALLOC_ASYNC = c"cudaMallocAsync";

@@ -22,7 +22,8 @@
 #define NOT_READY 600
 
 /* ---- memory ---- */
-typedef struct node { void *p; size_t size; struct node *next; } node;
+typedef struct node { void *p; size_t size; unsigned long id; struct node *next; } node;
+static unsigned long next_id = 1;
 static node *live_list;
 static size_t live_bytes;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -126,7 +127,7 @@ static int do_malloc(void **p, size_t size) {
   node *n = malloc(sizeof *n);
   n->p = m; n->size = size;
   pthread_mutex_lock(&lock);
-  n->next = live_list; live_list = n; live_bytes += size;
+  n->next = live_list; live_list = n; live_bytes += size; n->id = next_id++;
   pthread_mutex_unlock(&lock);
   *p = m;
   return 0;
@@ -196,10 +197,10 @@ const char *RT(GetErrorName)(int e) {
 }
 const char *RT(GetErrorString)(int e) { return e == 0 ? "no error" : "stand-in error"; }
 int RT(GetLastError)(void) { return 0; }
-#ifdef STANDIN_HIP
+#if defined(STANDIN_HIP)
 int hipRuntimeGetVersion(int *v) { *v = 60000000; return 0; }
 int hipDriverGetVersion(int *v) { *v = 60000000; return 0; }
-#else
+#elif !defined(STANDIN_DRIVER)
 int cudaRuntimeGetVersion(int *v) { *v = 13000; return 0; }
 int cudaDriverGetVersion(int *v) { *v = 13000; return 0; }
 #endif
@@ -276,6 +277,37 @@ int RT(MemcpyAsync)(void *d, const void *src, size_t n, int k, void *s) {
 int RT(MemsetAsync)(void *d, int v, size_t n, void *s) {
   wait_queue(queue_of(s)); memset(d, v, n); return 0;
 }
+/* The live allocation holding p (as the driver's address-range query answers): 0, or 1
+ * (invalid value) when p lies in none. */
+int RT(StandinRange)(const void *p, void **base, size_t *size, unsigned long *id) {
+  pthread_mutex_lock(&lock);
+  for (node *n = live_list; n; n = n->next) {
+    if ((const char *)p >= (char *)n->p && (const char *)p < (char *)n->p + n->size) {
+      if (base) *base = n->p;
+      if (size) *size = n->size;
+      if (id) *id = n->id;
+      pthread_mutex_unlock(&lock);
+      return 0;
+    }
+  }
+  pthread_mutex_unlock(&lock);
+  return 1;
+}
+
+#ifdef STANDIN_HIP
+/* ROCm 6.2's lookup of HIP's own entry points by name (what the interposer must hand its
+ * hooks out through). */
+int hipGetProcAddress(const char *symbol, void **pfn, int version, unsigned long long flags,
+                      void *status) {
+  (void)version; (void)flags; (void)status;
+  if (!symbol || !pfn) return 1;
+  if (!strcmp(symbol, "hipMalloc")) *pfn = (void *)hipMalloc;
+  else if (!strcmp(symbol, "hipFree")) *pfn = (void *)hipFree;
+  else { *pfn = NULL; return 1; }
+  return 0;
+}
+#endif
+
 struct attrs { int type; int device; void *dptr; void *hptr; };
 int RT(PointerGetAttributes)(struct attrs *a, const void *p) {
   a->type = is_live(p) ? 2 : 0; a->device = is_live(p) ? 0 : -1;
