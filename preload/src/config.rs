@@ -5,6 +5,7 @@
 //! | `RMM_PRELOAD_RESOURCE` | `pool` (default), `vmm_pool`, `arena`, `binning`, `async`, `cuda` (or `hip`), `managed`: see [`Kind`] |
 //! | `RMM_PRELOAD_INITIAL_POOL_SIZE` | bytes (units allowed: `64MiB`, `8GiB`; a multiple of 256) or a percentage of the free memory (`50%`): what `pool`, `vmm_pool`, `binning` and `arena` take at once, `async`'s initial pool |
 //! | `RMM_PRELOAD_MAXIMUM_POOL_SIZE` | as above: the most `pool`, `vmm_pool` and `binning` grow to (refused for the others) |
+//! | `RMM_PRELOAD_RELEASE_THRESHOLD` | as above: the free memory `pool`, `vmm_pool` and `binning` keep when a large block (≥ 64 MiB) comes back; beyond it their entirely free chunks go back to the runtime (default: an eighth of the device, at least the initial size) |
 //! | `RMM_PRELOAD_SYNC` | `1`/`defer` (default), `device`, `0`: see [`SyncMode`] |
 //! | `RMM_PRELOAD_LOG_FILE` | a CSV log of every allocation and free (`<file>.dev<N>` for device N > 0) |
 //! | `RMM_PRELOAD_STATS` | `1`: statistics on stderr at exit |
@@ -64,6 +65,7 @@ pub(crate) struct Config {
     pub kind: Kind,
     pub initial: Option<Size>,
     pub maximum: Option<Size>,
+    pub release_threshold: Option<Size>,
     pub log_file: Option<String>,
     pub stats: bool,
     pub sync: SyncMode,
@@ -185,6 +187,7 @@ impl Config {
                 "only the pool, vmm_pool and binning resources have a maximum size",
             ));
         }
+        let release_threshold = parse_pool_size("RMM_PRELOAD_RELEASE_THRESHOLD")?;
         let log_file = match get("RMM_PRELOAD_LOG_FILE")? {
             Some(v) if v.trim().is_empty() => {
                 return Err(bad("RMM_PRELOAD_LOG_FILE", &v, "empty file name"))
@@ -195,6 +198,7 @@ impl Config {
             kind,
             initial,
             maximum,
+            release_threshold,
             log_file,
             stats: parse_bool("RMM_PRELOAD_STATS", false)?,
             sync: parse_sync()?,

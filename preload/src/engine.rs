@@ -48,6 +48,9 @@ const MAX_DEVICES: usize = 64;
 /// How often an allocation that failed waits for deferred blocks and tries again.
 const MAX_OOM_ROUNDS: usize = 8;
 const SHARDS: usize = 64;
+/// A block at least this large coming back may leave the pool holding more free memory
+/// than its release threshold (see `Engine::trim`).
+const LARGE_BLOCK: usize = 64 << 20;
 
 /// What one live block of ours is.
 #[derive(Clone, Copy, Debug)]
@@ -79,6 +82,14 @@ static NEXT_BUFFER_ID: AtomicU64 = AtomicU64::new(1 << 63);
 /// asking the runtime).
 type FreeBytes = Box<dyn Fn() -> usize + Send + Sync>;
 
+/// A function giving a resource's entirely free upstream memory back to the runtime
+/// (returns the bytes), for a request its free pieces cannot hold together.
+type Release = Box<dyn Fn() -> usize + Send + Sync>;
+
+fn no_release() -> Release {
+    Box::new(|| 0)
+}
+
 #[derive(Default)]
 struct Stats {
     allocations: AtomicU64,
@@ -90,11 +101,18 @@ struct Stats {
     free_ns: AtomicU64,
     sync_ns: AtomicU64,
     failed: AtomicU64,
+    /// Times an out-of-memory made us give free chunks back to the runtime.
+    released: AtomicU64,
+    /// Times a large free made us give free chunks beyond the threshold back.
+    trims: AtomicU64,
 }
 
 struct DeviceState {
     main: SharedResource,
     free_bytes: FreeBytes,
+    release: Release,
+    /// The free memory kept when a large block comes back (`RMM_PRELOAD_RELEASE_THRESHOLD`).
+    keep: usize,
     log: Option<Arc<LoggingResourceAdaptor>>,
     managed: OnceLock<Result<SharedResource, String>>,
     stats: Stats,
@@ -293,6 +311,11 @@ fn resolve(rt: &dyn Runtime, size: Option<Size>, var: &str) -> Option<usize> {
 
 fn build(rt: &'static dyn Runtime, cfg: &Config, device: i32) -> Result<DeviceState, String> {
     let initial = resolve(rt, cfg.initial, "RMM_PRELOAD_INITIAL_POOL_SIZE");
+    let keep =
+        resolve(rt, cfg.release_threshold, "RMM_PRELOAD_RELEASE_THRESHOLD").unwrap_or_else(|| {
+            let eighth = rt.mem_get_info().map_or(usize::MAX, |i| i.total / 8);
+            eighth.max(initial.unwrap_or(0))
+        });
     let maximum = resolve(rt, cfg.maximum, "RMM_PRELOAD_MAXIMUM_POOL_SIZE");
     if let Ok(info) = rt.mem_get_info() {
         for (var, v) in [
@@ -318,12 +341,17 @@ fn build(rt: &'static dyn Runtime, cfg: &Config, device: i32) -> Result<DeviceSt
     let e = |e: Error| e.to_string();
     let cuda: SharedResource = Arc::new(CudaMemoryResource::new().map_err(e)?);
     let upstream: SharedResource = Arc::new(ChunkTracker(cuda.clone()));
-    let (main, free_bytes): (SharedResource, FreeBytes) = match cfg.kind {
+    let (main, free_bytes, release): (SharedResource, FreeBytes, Release) = match cfg.kind {
         Kind::Pool => {
             let p = Arc::new(
                 PoolMemoryResource::new(upstream, initial.unwrap_or(0), maximum).map_err(e)?,
             );
-            (p.clone(), Box::new(move || p.bytes_free()))
+            let r = p.clone();
+            (
+                p.clone(),
+                Box::new(move || p.bytes_free()),
+                Box::new(move || r.release().unwrap_or(0)),
+            )
         }
         Kind::VmmPool => {
             let p = Arc::new(
@@ -336,18 +364,28 @@ fn build(rt: &'static dyn Runtime, cfg: &Config, device: i32) -> Result<DeviceSt
             );
             // All its memory lies in its reservation, which lives as long as the process.
             CHUNKS.write().insert(p.reserved_base(), p.reserved_size());
-            (p.clone(), Box::new(move || p.bytes_free()))
+            let r = p.clone();
+            (
+                p.clone(),
+                Box::new(move || p.bytes_free()),
+                Box::new(move || r.release().unwrap_or(0)),
+            )
         }
         Kind::Binning => {
             let p = Arc::new(
                 PoolMemoryResource::new(upstream, initial.unwrap_or(0), maximum).map_err(e)?,
             );
             let b = Arc::new(BinningMemoryResource::new(p.clone()).map_err(e)?);
-            (b, Box::new(move || p.bytes_free()))
+            let r = p.clone();
+            (
+                b,
+                Box::new(move || p.bytes_free()),
+                Box::new(move || r.release().unwrap_or(0)),
+            )
         }
         Kind::Arena => {
             let a = Arc::new(ArenaMemoryResource::new(upstream, initial, false).map_err(e)?);
-            (a.clone(), Box::new(move || a.bytes_free()))
+            (a.clone(), Box::new(move || a.bytes_free()), no_release())
         }
         Kind::Async => {
             let a = Arc::new(
@@ -363,12 +401,13 @@ fn build(rt: &'static dyn Runtime, cfg: &Config, device: i32) -> Result<DeviceSt
                     reserved.saturating_sub(used) as usize
                 }
             };
-            (a, Box::new(free))
+            (a, Box::new(free), no_release())
         }
-        Kind::Cuda => (cuda, Box::new(|| 0)),
+        Kind::Cuda => (cuda, Box::new(|| 0), no_release()),
         Kind::Managed => (
             Arc::new(ManagedMemoryResource::new().map_err(e)?),
             Box::new(|| 0),
+            no_release(),
         ),
     };
     let (main, log) = match &cfg.log_file {
@@ -391,6 +430,8 @@ fn build(rt: &'static dyn Runtime, cfg: &Config, device: i32) -> Result<DeviceSt
     Ok(DeviceState {
         main,
         free_bytes,
+        release,
+        keep,
         log,
         managed: OnceLock::new(),
         stats: Stats::default(),
@@ -502,6 +543,13 @@ impl Engine {
                 _ => break,
             }
         }
+        // What `*MemGetInfo` reports free includes our free memory, which may lie in pieces
+        // no one of which holds the request: give entirely free chunks back to the runtime
+        // and try once more, so that a request sized from that report can succeed.
+        if matches!(&r, Err(e) if is_out_of_memory(e)) && !managed && (st.release)() > 0 {
+            st.stats.released.fetch_add(1, Relaxed);
+            r = res.allocate(size, stream);
+        }
         if let Some(t) = start {
             st.stats
                 .alloc_ns
@@ -539,6 +587,16 @@ impl Engine {
         Ok(p)
     }
 
+    /// After a block of `size` bytes came back: when it is large and more than the release
+    /// threshold is free, entirely free chunks go back to the runtime, so that memory the
+    /// program gave up serves the runtime's own allocations (streams, modules, explicit
+    /// pools) and other processes again, as it would without the pool.
+    fn trim(&self, st: &DeviceState, size: usize) {
+        if size >= LARGE_BLOCK && (st.free_bytes)() > st.keep && (st.release)() > 0 {
+            st.stats.trims.fetch_add(1, Relaxed);
+        }
+    }
+
     /// Returns completed deferred blocks of `device` (current) to their resource; with
     /// `wait`, waits for all of them. True when anything was pending.
     fn reclaim(&self, st: &DeviceState, device: i32, wait: bool) -> bool {
@@ -546,7 +604,9 @@ impl Engine {
         if d.is_empty() {
             return false;
         }
+        let mut largest = 0;
         let mut release = |b: Block| {
+            largest = largest.max(b.size);
             let res = if b.managed {
                 match st.managed.get() {
                     Some(Ok(m)) => m,
@@ -564,11 +624,13 @@ impl Engine {
         };
         let t = (wait && config().stats).then(Instant::now);
         d.reclaim(self.rt, device, wait, wait, &mut release);
+        drop(d);
         if let Some(t) = t {
             st.stats
                 .sync_ns
                 .fetch_add(t.elapsed().as_nanos() as u64, Relaxed);
         }
+        self.trim(st, largest);
         true
     }
 
@@ -657,6 +719,8 @@ impl Engine {
         };
         if let Err(e) = res.deallocate(ptr, entry.size, stream) {
             status = status.and(Err(error_code(&e)));
+        } else if !entry.managed {
+            self.trim(st, entry.size);
         }
         if let Some(t) = start {
             st.stats
@@ -854,7 +918,8 @@ pub(crate) fn at_exit() {
             out += &format!(
                 "  device {d}: allocations {allocs}, frees {}, failed {}, bytes total {}, \
                  peak {}, current {}\n  device {d}: time allocate {:.3} ms, free {:.3} ms, \
-                 synchronize/wait {:.3} ms\n",
+                 synchronize/wait {:.3} ms; free chunks given back: on out-of-memory {} times, \
+                 beyond the release threshold {} times\n",
                 s.frees.load(Relaxed),
                 s.failed.load(Relaxed),
                 s.bytes_total.load(Relaxed),
@@ -863,6 +928,8 @@ pub(crate) fn at_exit() {
                 ms(s.alloc_ns.load(Relaxed)),
                 ms(s.free_ns.load(Relaxed)),
                 ms(s.sync_ns.load(Relaxed)),
+                s.released.load(Relaxed),
+                s.trims.load(Relaxed),
             );
             let df = st.deferred.lock();
             out += &format!(
