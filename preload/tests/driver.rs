@@ -353,3 +353,37 @@ fn it_loads_beside_another_library_named_librmm_so() {
     assert_eq!(text(&out.stdout), text(&raw.stdout));
     assert!(text(&out.stdout).contains("their librmm.so answers 2610"));
 }
+
+#[test]
+fn large_free_memory_goes_back_to_the_driver() {
+    let b = built();
+    let raw = run(&b.driver_api, &["large"], false, &[]);
+    assert_ok(&raw);
+    // Beyond the release threshold (default: an eighth of the device), a large block coming
+    // back returns its chunk to the driver.
+    let out = run(
+        &b.driver_api,
+        &["large"],
+        true,
+        &[("RMM_PRELOAD_STATS", "1")],
+    );
+    assert_ok(&out);
+    assert_eq!(text(&out.stdout), text(&raw.stdout));
+    let err = text(&out.stderr);
+    assert!(value_after(&err, "threshold") >= 1, "{err}");
+    // With a threshold that keeps it, the 700 MiB request fails in the pool and the driver
+    // until the free chunk goes back: it does, and the request is tried again.
+    let out = run(
+        &b.driver_api,
+        &["large"],
+        true,
+        &[
+            ("RMM_PRELOAD_STATS", "1"),
+            ("RMM_PRELOAD_RELEASE_THRESHOLD", "1GiB"),
+        ],
+    );
+    assert_ok(&out);
+    assert_eq!(text(&out.stdout), text(&raw.stdout));
+    let err = text(&out.stderr);
+    assert_eq!(value_after(&err, "out-of-memory"), 1, "{err}");
+}

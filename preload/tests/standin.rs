@@ -14,6 +14,8 @@ struct Built {
     dir: PathBuf,
     program: PathBuf,
     defer: PathBuf,
+    /// tests/c/proc_address.c (HIP only).
+    proc_address: Option<PathBuf>,
     preload: PathBuf,
 }
 
@@ -58,6 +60,7 @@ fn build(hip: bool) -> Built {
     Built {
         program: program("loop.c", "loop"),
         defer: program("defer.c", "defer"),
+        proc_address: hip.then(|| program("proc_address.c", "proc_address")),
         dir,
         preload: preload_library(),
     }
@@ -303,6 +306,18 @@ fn hip_programs_are_routed_through_the_pool() {
         "{}",
         text(&deferred.stdout)
     );
+}
+
+#[test]
+fn hip_get_proc_address_hands_out_the_hooks() {
+    let b = built_hip();
+    let exe = b.proc_address.as_ref().unwrap();
+    let out = run_program(b, exe, true, &[("RMM_PRELOAD_STATS", "1")]);
+    assert_ok(&out);
+    assert!(text(&out.stdout).contains("hipGetProcAddress: ok"));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("hipMalloc: served 2000"), "{stderr}");
+    assert!(standin_count(&stderr, "hipMalloc") < 100, "{stderr}");
 }
 
 #[test]

@@ -9,6 +9,8 @@
  *            cudaGetDriverEntryPoint[ByVersion] of the shared runtime, 2000 rounds each;
  *   context  allocations in a context of the program's own (passed through) and in the
  *            primary one;
+ *   large    600 MiB allocated, written and freed, then 700 MiB (of the stand-in's 1 GiB):
+ *            the second fits only once the first one's memory is back with the driver;
  *   threads  THREADS threads of random driver allocations, async and sync frees on their
  *            own streams and data checks (built with ASan/UBSan by the test).
  * Prints "ok" lines and "failures N"; exit status 1 on failures. */
@@ -162,6 +164,17 @@ static void context(void) {
   rounds("primary context", cuMemAlloc_v2, cuMemFree_v2);
 }
 
+static void large(void) {
+  for (size_t mib = 600; mib <= 700; mib += 100) {
+    CUdeviceptr p = 0;
+    int rc = cuMemAlloc_v2(&p, mib << 20);
+    printf("alloc %zu MiB -> %d\n", mib, rc);
+    if (rc) { failures++; continue; }
+    memset((void *)(uintptr_t)p, 7, mib << 20);
+    CHECK(cuMemFree_v2(p) == 0);
+  }
+}
+
 #define THREADS 8
 static void *worker(void *arg) {
   uint64_t seed = 0x9E3779B97F4A7C15ull * ((uintptr_t)arg + 1);
@@ -223,6 +236,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "lookup")) lookup();
     else if (!strcmp(argv[i], "context")) context();
     else if (!strcmp(argv[i], "threads")) threads();
+    else if (!strcmp(argv[i], "large")) large();
     else { fprintf(stderr, "unknown mode %s\n", argv[i]); return 2; }
   }
   printf("failures %d\n", failures);
