@@ -356,16 +356,8 @@ pub unsafe extern "C" fn cuMemAllocFromPoolAsync(
     pool: *mut c_void,
     stream: *mut c_void,
 ) -> i32 {
-    passed_entry(EntryPoint::CuMemAllocFromPoolAsync, size, || {
-        forward!(
-            CU_MEM_ALLOC_FROM_POOL_ASYNC,
-            AllocFromPoolFn,
-            dptr,
-            size,
-            pool,
-            stream
-        )
-    })
+    // SAFETY: forwards the caller's contract.
+    unsafe { from_pool(&CU_MEM_ALLOC_FROM_POOL_ASYNC, dptr, size, pool, stream) }
 }
 
 /// Interposed `cuMemAllocFromPoolAsync_ptsz`: passed through.
@@ -379,15 +371,23 @@ pub unsafe extern "C" fn cuMemAllocFromPoolAsync_ptsz(
     pool: *mut c_void,
     stream: *mut c_void,
 ) -> i32 {
+    // SAFETY: forwards the caller's contract.
+    unsafe { from_pool(&CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ, dptr, size, pool, stream) }
+}
+
+/// Counts an allocation from the program's own pool and forwards it to `real`.
+///
+/// # Safety
+/// The CUDA driver's contract for `cuMemAllocFromPoolAsync`.
+unsafe fn from_pool(
+    real: &'static super::Real,
+    dptr: *mut DevPtr,
+    size: usize,
+    pool: *mut c_void,
+    stream: *mut c_void,
+) -> i32 {
     passed_entry(EntryPoint::CuMemAllocFromPoolAsync, size, || {
-        forward!(
-            CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ,
-            AllocFromPoolFn,
-            dptr,
-            size,
-            pool,
-            stream
-        )
+        forward!(*real, AllocFromPoolFn, dptr, size, pool, stream)
     })
 }
 

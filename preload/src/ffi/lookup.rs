@@ -140,134 +140,57 @@ type DriverEntryPointFn =
     unsafe extern "C" fn(*const c_char, *mut *mut c_void, u64, *mut c_void) -> i32;
 type DriverEntryPointByVersionFn =
     unsafe extern "C" fn(*const c_char, *mut *mut c_void, u32, u64, *mut c_void) -> i32;
-type HipGetProcAddressFn =
-    unsafe extern "C" fn(*const c_char, *mut *mut c_void, i32, u64, *mut c_void) -> i32;
+type HipGetProcAddressFn = GetProcAddressV2Fn;
 
-/// Interposed `cuGetProcAddress` (CUDA 11.3–12.x's): the driver resolves the name for the
-/// version asked; a function we interpose comes back as our hook.
-///
-/// # Safety
-/// The CUDA driver's contract.
-#[no_mangle]
-pub unsafe extern "C" fn cuGetProcAddress(
-    symbol: *const c_char,
-    pfn: *mut *mut c_void,
-    version: i32,
-    flags: u64,
-) -> i32 {
-    let code = forward!(
-        CU_GET_PROC_ADDRESS,
-        GetProcAddressFn,
-        symbol,
-        pfn,
-        version,
-        flags
-    );
-    // SAFETY: the driver's contract: `pfn` receives one pointer.
-    unsafe { replace(Group::Driver, code, pfn) };
-    code
+/// Defines an interposed lookup entry point: the vendor answers, then a function we
+/// interpose comes back as our hook.
+macro_rules! lookup_entry {
+    ($(#[$doc:meta])* $name:ident = $real:ident as $ty:ty, $group:ident, ($($arg:ident: $arg_ty:ty),*)) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// The vendor's contract: `pfn` receives one pointer.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            symbol: *const c_char,
+            pfn: *mut *mut c_void,
+            $($arg: $arg_ty),*
+        ) -> i32 {
+            let code = forward!($real, $ty, symbol, pfn, $($arg),*);
+            // SAFETY: by this function's contract.
+            unsafe { replace(Group::$group, code, pfn) };
+            code
+        }
+    };
 }
 
-/// Interposed `cuGetProcAddress_v2` (CUDA 12+; see `cuGetProcAddress`).
-///
-/// # Safety
-/// The CUDA driver's contract.
-#[no_mangle]
-pub unsafe extern "C" fn cuGetProcAddress_v2(
-    symbol: *const c_char,
-    pfn: *mut *mut c_void,
-    version: i32,
-    flags: u64,
-    status: *mut c_void,
-) -> i32 {
-    let code = forward!(
-        CU_GET_PROC_ADDRESS_V2,
-        GetProcAddressV2Fn,
-        symbol,
-        pfn,
-        version,
-        flags,
-        status
-    );
-    // SAFETY: the driver's contract: `pfn` receives one pointer.
-    unsafe { replace(Group::Driver, code, pfn) };
-    code
+lookup_entry! {
+    /// Interposed `cuGetProcAddress` (CUDA 11.3–12.x's): the driver resolves the name for
+    /// the version asked (`cuMemAlloc` → `cuMemAlloc_v2`, `_ptsz` variants by flag).
+    cuGetProcAddress = CU_GET_PROC_ADDRESS as GetProcAddressFn, Driver,
+    (version: i32, flags: u64)
 }
-
-/// Interposed `cudaGetDriverEntryPoint` (see `cuGetProcAddress`).
-///
-/// # Safety
-/// The CUDA runtime's contract.
-#[no_mangle]
-pub unsafe extern "C" fn cudaGetDriverEntryPoint(
-    symbol: *const c_char,
-    pfn: *mut *mut c_void,
-    flags: u64,
-    status: *mut c_void,
-) -> i32 {
-    let code = forward!(
-        CUDA_GET_DRIVER_ENTRY_POINT,
-        DriverEntryPointFn,
-        symbol,
-        pfn,
-        flags,
-        status
-    );
-    // SAFETY: the runtime's contract: `pfn` receives one pointer.
-    unsafe { replace(Group::Driver, code, pfn) };
-    code
+lookup_entry! {
+    /// Interposed `cuGetProcAddress_v2` (CUDA 12+; see `cuGetProcAddress`).
+    cuGetProcAddress_v2 = CU_GET_PROC_ADDRESS_V2 as GetProcAddressV2Fn, Driver,
+    (version: i32, flags: u64, status: *mut c_void)
 }
-
-/// Interposed `cudaGetDriverEntryPointByVersion` (see `cuGetProcAddress`).
-///
-/// # Safety
-/// The CUDA runtime's contract.
-#[no_mangle]
-pub unsafe extern "C" fn cudaGetDriverEntryPointByVersion(
-    symbol: *const c_char,
-    pfn: *mut *mut c_void,
-    version: u32,
-    flags: u64,
-    status: *mut c_void,
-) -> i32 {
-    let code = forward!(
-        CUDA_GET_DRIVER_ENTRY_POINT_BY_VERSION,
-        DriverEntryPointByVersionFn,
-        symbol,
-        pfn,
-        version,
-        flags,
-        status
-    );
-    // SAFETY: the runtime's contract: `pfn` receives one pointer.
-    unsafe { replace(Group::Driver, code, pfn) };
-    code
+lookup_entry! {
+    /// Interposed `cudaGetDriverEntryPoint` (see `cuGetProcAddress`).
+    cudaGetDriverEntryPoint = CUDA_GET_DRIVER_ENTRY_POINT as DriverEntryPointFn, Driver,
+    (flags: u64, status: *mut c_void)
 }
-
-/// Interposed `hipGetProcAddress` (ROCm ≥ 6.2): HIP's own entry points by name and version.
-///
-/// # Safety
-/// The HIP runtime's contract.
-#[no_mangle]
-pub unsafe extern "C" fn hipGetProcAddress(
-    symbol: *const c_char,
-    pfn: *mut *mut c_void,
-    version: i32,
-    flags: u64,
-    status: *mut c_void,
-) -> i32 {
-    let code = forward!(
-        HIP_GET_PROC_ADDRESS,
-        HipGetProcAddressFn,
-        symbol,
-        pfn,
-        version,
-        flags,
-        status
-    );
-    // SAFETY: the runtime's contract: `pfn` receives one pointer.
-    unsafe { replace(Group::Hip, code, pfn) };
-    code
+lookup_entry! {
+    /// Interposed `cudaGetDriverEntryPointByVersion` (see `cuGetProcAddress`).
+    cudaGetDriverEntryPointByVersion = CUDA_GET_DRIVER_ENTRY_POINT_BY_VERSION
+        as DriverEntryPointByVersionFn, Driver,
+    (version: u32, flags: u64, status: *mut c_void)
+}
+lookup_entry! {
+    /// Interposed `hipGetProcAddress` (ROCm ≥ 6.2): HIP's own entry points by name and
+    /// version.
+    hipGetProcAddress = HIP_GET_PROC_ADDRESS as HipGetProcAddressFn, Hip,
+    (version: i32, flags: u64, status: *mut c_void)
 }
 
 // ---- dlsym ---------------------------------------------------------------------------
