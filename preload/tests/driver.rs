@@ -43,6 +43,7 @@ fn built() -> &'static Built {
             &out("libcuda.so.1"),
             &c("standin_runtime.c"),
             &c("standin_libcuda.c"),
+            &c("standin_driver.c"),
             "-lpthread",
         ]);
         run_cc(&[
@@ -169,9 +170,11 @@ fn a_static_runtime_is_served_through_cu_get_proc_address() {
     let raw_err = text(&raw.stderr);
     // 8 threads × 3000 iterations × 3 buffers (half of the third ones stream-ordered).
     assert!(standin_count(&raw_err, "cuMalloc") >= 60_000, "{raw_err}");
-    for env in [&[][..], &[("RMM_PRELOAD_RESOURCE", "binning")][..]] {
-        let mut env = env.to_vec();
-        env.push(("RMM_PRELOAD_STATS", "1"));
+    for resource in ["pool", "binning", "vmm_pool"] {
+        let env = [
+            ("RMM_PRELOAD_STATS", "1"),
+            ("RMM_PRELOAD_RESOURCE", resource),
+        ];
         let out = run(&b.static_loop, &[], true, &env);
         assert_ok(&out);
         assert_eq!(text(&out.stdout), text(&raw.stdout), "{env:?}");
@@ -264,11 +267,11 @@ fn legacy_ipc_of_a_block_inside_a_chunk_is_refused() {
     assert_eq!(driver_count(&err, "cuIpcGetMemHandle"), 1, "{err}");
 }
 
-/// The stand-in driver's count for `what` (its "standin-driver:" exit line).
+/// The stand-in driver's count for `what` (its "standin-libcuda:" exit line).
 fn driver_count(stderr: &str, what: &str) -> i64 {
     let line = stderr
         .lines()
-        .find(|l| l.starts_with("standin-driver:"))
+        .find(|l| l.starts_with("standin-libcuda:"))
         .unwrap_or_else(|| panic!("no stand-in driver report in:\n{stderr}"));
     value_after(line, what)
 }
@@ -386,4 +389,26 @@ fn large_free_memory_goes_back_to_the_driver() {
     assert_eq!(text(&out.stdout), text(&raw.stdout));
     let err = text(&out.stderr);
     assert_eq!(value_after(&err, "out-of-memory"), 1, "{err}");
+}
+
+#[test]
+fn a_static_runtimes_memory_timeline_is_recorded() {
+    let b = built();
+    let path = b.dir.join("static-history.json");
+    let _ = std::fs::remove_file(&path);
+    let out = run(
+        &b.static_defer,
+        &[],
+        true,
+        &[("RMM_MEMORY_HISTORY", path.to_str().unwrap())],
+    );
+    assert_ok(&out);
+    let json = std::fs::read_to_string(&path).expect("the snapshot was written at exit");
+    assert!(json.contains("\"schema_version\":1"));
+    assert!(json.contains("\"action\":\"allocate\""));
+    assert!(json.contains("\"action\":\"free\""));
+    assert!(
+        json.contains("\"kind\":\"pool_chunk\""),
+        "the pool's chunks are segments"
+    );
 }

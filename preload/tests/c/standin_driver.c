@@ -131,12 +131,14 @@ int cuDeviceGetAttribute(int *value, int attribute, int device) {
   return 0;
 }
 
+#ifndef STANDIN_DRIVER /* standin_libcuda.c has contexts of its own */
 static int context;
 int cuCtxGetCurrent(void **ctx) {
   if (!ctx) return INVALID_VALUE;
   *ctx = &context;
   return 0;
 }
+#endif
 
 int cuGetErrorName(int code, const char **out) {
   if (!out) return INVALID_VALUE;

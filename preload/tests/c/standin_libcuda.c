@@ -6,7 +6,8 @@
  * ("cuMemAlloc" -> cuMemAlloc_v2) and, with CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
  * to the _ptsz variants, as the real driver does. Contexts: each device's primary context
  * is current on every thread until the program makes another one current (cuCtxCreate).
- * At exit it prints its counts ("standin: cuMalloc N ..."). */
+ * Virtual memory management is standin_driver.c's, linked in beside. At exit it prints its
+ * counts ("standin: cuMalloc N ...", "standin-libcuda: ..."). */
 #include "standin_api.h"
 
 #include <pthread.h>
@@ -172,6 +173,6 @@ int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned lo
 }
 
 __attribute__((destructor)) static void report_driver(void) {
-  fprintf(stderr, "standin-driver: cuMemAllocPitch %lu cuMemAllocFromPoolAsync %lu cuIpcGetMemHandle %lu "
+  fprintf(stderr, "standin-libcuda: cuMemAllocPitch %lu cuMemAllocFromPoolAsync %lu cuIpcGetMemHandle %lu "
           "cuGetProcAddress %lu\n", n_pitch, n_from_pool, n_ipc, n_proc_lookups);
 }
