@@ -16,6 +16,9 @@ struct Built {
     defer: PathBuf,
     /// tests/c/proc_address.c (HIP only).
     proc_address: Option<PathBuf>,
+    /// tests/c/loop.c built for the per-thread default stream (`cudaMallocAsync_ptsz`;
+    /// CUDA only).
+    loop_ptsz: Option<PathBuf>,
     preload: PathBuf,
 }
 
@@ -61,6 +64,20 @@ fn build(hip: bool) -> Built {
         program: program("loop.c", "loop"),
         defer: program("defer.c", "defer"),
         proc_address: hip.then(|| program("proc_address.c", "proc_address")),
+        loop_ptsz: (!hip).then(|| {
+            let exe = dir.join("loop_ptsz");
+            run_cc(&[
+                define,
+                "-DSTANDIN_PTSZ",
+                &include,
+                "-o",
+                exe.to_str().unwrap(),
+                src.join("loop.c").to_str().unwrap(),
+                lib.to_str().unwrap(),
+                "-lpthread",
+            ]);
+            exe
+        }),
         dir,
         preload: preload_library(),
     }
@@ -306,6 +323,20 @@ fn hip_programs_are_routed_through_the_pool() {
         "{}",
         text(&deferred.stdout)
     );
+}
+
+#[test]
+fn per_thread_stream_names_are_served() {
+    let b = built();
+    let exe = b.loop_ptsz.as_ref().unwrap();
+    let raw = run_program(b, exe, false, &[]);
+    assert_ok(&raw);
+    let out = run_program(b, exe, true, &[("RMM_PRELOAD_STATS", "1")]);
+    assert_ok(&out);
+    assert_eq!(text(&out.stdout), text(&raw.stdout));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("cudaMallocAsync: served 12000"), "{stderr}");
+    assert_eq!(standin_count(&stderr, "cudaMallocAsync"), 0, "{stderr}");
 }
 
 #[test]

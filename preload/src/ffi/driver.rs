@@ -133,8 +133,9 @@ fn primary_device() -> Option<i32> {
     (primary == ctx).then_some(device)
 }
 
-/// The stream a `_ptsz` entry point means: its default stream is the per-thread one.
-fn per_thread(stream: *mut c_void) -> Stream {
+/// The stream a `_ptsz` entry point means (driver or runtime): its default stream is the
+/// per-thread one.
+pub(crate) fn per_thread(stream: *mut c_void) -> Stream {
     match stream as usize {
         0 => Stream::PER_THREAD,
         s => Stream(s),

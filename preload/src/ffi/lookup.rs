@@ -78,6 +78,8 @@ hooks! {
     CudaRuntime: runtime::CUDA_FREE => cudaFree,
     CudaRuntime: runtime::CUDA_MALLOC_ASYNC => cudaMallocAsync,
     CudaRuntime: runtime::CUDA_FREE_ASYNC => cudaFreeAsync,
+    CudaRuntime: runtime::CUDA_MALLOC_ASYNC_PTSZ => cudaMallocAsync_ptsz,
+    CudaRuntime: runtime::CUDA_FREE_ASYNC_PTSZ => cudaFreeAsync_ptsz,
     CudaRuntime: runtime::CUDA_MALLOC_MANAGED => cudaMallocManaged,
     CudaRuntime: runtime::CUDA_MEM_GET_INFO => cudaMemGetInfo,
     CudaRuntime: runtime::CUDA_STREAM_CREATE => cudaStreamCreate,

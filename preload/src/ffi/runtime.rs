@@ -30,6 +30,8 @@ reals! { Runtime;
     CUDA_FREE = c"cudaFree";
     CUDA_MALLOC_ASYNC = c"cudaMallocAsync";
     CUDA_FREE_ASYNC = c"cudaFreeAsync";
+    CUDA_MALLOC_ASYNC_PTSZ = c"cudaMallocAsync_ptsz";
+    CUDA_FREE_ASYNC_PTSZ = c"cudaFreeAsync_ptsz";
     CUDA_MALLOC_MANAGED = c"cudaMallocManaged";
     CUDA_MEM_GET_INFO = c"cudaMemGetInfo";
     HIP_MALLOC = c"hipMalloc";
@@ -123,6 +125,41 @@ pub unsafe extern "C" fn cudaFreeAsync(ptr: *mut c_void, stream: *mut c_void) ->
     free_entry(Family::Cuda, ptr, Some(Stream(stream as usize)), || {
         forward!(CUDA_FREE_ASYNC, FreeAsyncFn, ptr, stream)
     })
+}
+
+/// Interposed `cudaMallocAsync_ptsz` (programs built with `--default-stream per-thread`:
+/// stream 0 is the per-thread default stream).
+///
+/// # Safety
+/// The CUDA runtime's contract.
+#[no_mangle]
+pub unsafe extern "C" fn cudaMallocAsync_ptsz(
+    ptr: *mut *mut c_void,
+    size: usize,
+    stream: *mut c_void,
+) -> i32 {
+    let s = super::driver::per_thread(stream);
+    let req = request(EntryPoint::CudaMallocAsync, Family::Cuda, size, s);
+    // SAFETY: forwards the caller's contract.
+    unsafe {
+        alloc_entry(&CUDA_MALLOC_ASYNC_PTSZ, ptr, req, || {
+            forward!(CUDA_MALLOC_ASYNC_PTSZ, MallocAsyncFn, ptr, size, stream)
+        })
+    }
+}
+
+/// Interposed `cudaFreeAsync_ptsz` (see `cudaMallocAsync_ptsz`).
+///
+/// # Safety
+/// The CUDA runtime's contract.
+#[no_mangle]
+pub unsafe extern "C" fn cudaFreeAsync_ptsz(ptr: *mut c_void, stream: *mut c_void) -> i32 {
+    free_entry(
+        Family::Cuda,
+        ptr,
+        Some(super::driver::per_thread(stream)),
+        || forward!(CUDA_FREE_ASYNC_PTSZ, FreeAsyncFn, ptr, stream),
+    )
 }
 
 /// The shared body of `cudaMallocManaged`/`hipMallocManaged`: pooled with

@@ -20,6 +20,12 @@
 #define RT_PREFIX "cuda"
 #endif
 
+#if defined(STANDIN_PTSZ) && !defined(STANDIN_HIP) && !defined(STANDIN_DRIVER)
+/* As cuda_runtime_api.h does for --default-stream per-thread. */
+#define cudaMallocAsync cudaMallocAsync_ptsz
+#define cudaFreeAsync cudaFreeAsync_ptsz
+#endif
+
 int RT(Malloc)(void **p, size_t size);
 int RT(Free)(void *p);
 int RT(MallocAsync)(void **p, size_t size, void *stream);

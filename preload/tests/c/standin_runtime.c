@@ -171,6 +171,11 @@ int RT(FreeAsync)(void *p, void *s) {
   wait_queue(queue_of(s));
   return do_free(p);
 }
+#if !defined(STANDIN_HIP) && !defined(STANDIN_DRIVER)
+/* The per-thread-default-stream names (every stream shares the legacy queue here). */
+int cudaMallocAsync_ptsz(void **p, size_t size, void *s) { return RT(MallocAsync)(p, size, s); }
+int cudaFreeAsync_ptsz(void *p, void *s) { return RT(FreeAsync)(p, s); }
+#endif
 int RT(MallocManaged)(void **p, size_t size, unsigned flags) { (void)flags; return RT(Malloc)(p, size); }
 #ifdef STANDIN_HIP
 int hipExtMallocWithFlags(void **p, size_t size, unsigned flags) { (void)flags; return hipMalloc(p, size); }
