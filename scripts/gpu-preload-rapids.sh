@@ -12,7 +12,7 @@
 #  suite   RMM's own tests (.carry/rapids/rmm-tests, pytest, all of them) twice: raw, then with
 #          LD_PRELOAD=$LIB RMM_PRELOAD_STATS=1; each run's summary line, its FAILED/ERROR lines,
 #          whether both runs failed the same tests, and the interposer's statistics blocks.
-#          About 2 x SUITE_TIMEOUT at most (240 s each by default: fits one 10-minute call).
+#          About 2 x SUITE_TIMEOUT at most (240 s each by default).
 #  cupy    tests-gpu/rapids_cupy_workload.py (CuPy through rmm_cupy_allocator, RAPIDS's default
 #          CudaMemoryResource), raw and preloaded, alternating which goes first, ROUNDS times
 #          each: every timing, the medians, their ratio, and the check that every checksum line
