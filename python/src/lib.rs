@@ -17,6 +17,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 // ---- the C ABI ---------------------------------------------------------------------------
+// Declared by hand from include/rmm/rmm.h; scripts/check-c-abi-copy.py (in the test command)
+// fails when a function, status code or struct here disagrees with the header.
 
 type Status = u32;
 type Res = *mut c_void;
@@ -57,6 +59,7 @@ struct Counter {
     total: i64,
 }
 
+/// `rmm_statistics_counters` (include/rmm/rmm.h).
 #[repr(C)]
 #[derive(Default, Clone, Copy)]
 struct Counters {
