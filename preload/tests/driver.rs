@@ -22,6 +22,9 @@ struct Built {
     driver_api: PathBuf,
     /// A program linked with a library whose SONAME is `librmm.so` (not ours).
     beside: PathBuf,
+    /// tests/c/loop.c on the static runtime, finding the driver through its run path, in a
+    /// directory that also holds `libcudart.so.13` (as pip's `nvidia/cu13/lib` does).
+    pip_layout: PathBuf,
 }
 
 fn built() -> &'static Built {
@@ -123,7 +126,25 @@ fn built() -> &'static Built {
             &c("rapids_librmm.c"),
             lib.to_str().unwrap(),
         ]);
+        let pip = dir.join("pip-layout");
+        std::fs::create_dir_all(&pip).unwrap();
+        for lib in ["libcuda.so.1", "libcudart.so.13"] {
+            std::fs::copy(dir.join(lib), pip.join(lib)).unwrap();
+        }
+        let pip_layout = pip.join("static_loop");
+        let runpath = format!("-Wl,-rpath,{}", pip.display());
+        run_cc(&[
+            &include,
+            &runpath,
+            "-o",
+            pip_layout.to_str().unwrap(),
+            &c("loop.c"),
+            &out("libcudart_static.a"),
+            "-ldl",
+            "-lpthread",
+        ]);
         Built {
+            pip_layout,
             dir,
             static_loop,
             static_defer,
@@ -411,4 +432,31 @@ fn a_static_runtimes_memory_timeline_is_recorded() {
         json.contains("\"kind\":\"pool_chunk\""),
         "the pool's chunks are segments"
     );
+}
+
+#[test]
+fn a_cuda_runtime_beside_the_loaded_driver_serves_the_engine() {
+    // No libcudart on the loader's path: the program finds the driver through its run path,
+    // and the engine takes the runtime that sits beside it.
+    let b = built();
+    let run_here = |preload: bool| {
+        let mut cmd = Command::new(&b.pip_layout);
+        cmd.env_remove("LD_LIBRARY_PATH")
+            .env("RMM_RUNTIME", "host")
+            .env("RMM_PRELOAD_STATS", "1")
+            .env_remove("LD_PRELOAD");
+        if preload {
+            cmd.env("LD_PRELOAD", preload_library());
+        }
+        cmd.output().expect("run the program")
+    };
+    let raw = run_here(false);
+    assert_ok(&raw);
+    let out = run_here(true);
+    assert_ok(&out);
+    assert_eq!(text(&out.stdout), text(&raw.stdout));
+    let err = text(&out.stderr);
+    assert!(err.contains("pip-layout/libcudart.so.13"), "{err}");
+    assert_eq!(served(&err, "cuMemAlloc_v2"), 60_001, "{err}");
+    assert!(standin_count(&err, "cuMalloc") < 100, "{err}");
 }

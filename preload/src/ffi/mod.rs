@@ -5,10 +5,12 @@
 //! - `runtime.rs`: the CUDA and HIP runtime entry points (`cudaMalloc`, `hipMalloc`, …).
 //! - `driver.rs`: the CUDA driver entry points (`cuMemAlloc_v2`, …), which statically linked
 //!   runtimes (nvcc's default, RAPIDS's wheels) and driver-API programs call.
+//! - `locate.rs`: a CUDA runtime for the engine when the program has no shared one.
 //! - `lookup.rs`: `dlsym`, `cuGetProcAddress*`, `cudaGetDriverEntryPoint*` and
 //!   `hipGetProcAddress`, which hand out our hooks in place of the vendor's functions.
 
 pub(crate) mod driver;
+mod locate;
 pub(crate) mod lookup;
 pub(crate) mod runtime;
 
@@ -97,12 +99,12 @@ impl Real {
         p
     }
 
-    /// The runtime library the program loaded, for the core to use the same one: the
-    /// library that defines this function, or `None` for a driver function (the core then
-    /// finds a runtime itself).
+    /// The runtime library for the core: for a runtime function, the library that defines
+    /// it (the one the program loaded); for a driver function, `None` where the core's own
+    /// search finds a runtime, else one beside the libraries the process loaded.
     pub(crate) fn runtime_library(&self) -> Option<String> {
         if self.vendor == Vendor::Driver {
-            return None;
+            return locate::cuda_runtime_beside_loaded_libraries();
         }
         let a = self.get();
         if a == 0 {
