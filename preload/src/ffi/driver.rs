@@ -94,6 +94,8 @@ pub(crate) static REFUSED_IPC: AtomicU64 = AtomicU64::new(0);
 const MAX_DEVICES: usize = 64;
 /// Each device's primary context, once it was seen active (we keep one reference to it).
 static PRIMARY: [AtomicUsize; MAX_DEVICES] = [const { AtomicUsize::new(0) }; MAX_DEVICES];
+/// One more than the highest device whose primary context is in `PRIMARY`.
+static LEARNED: AtomicUsize = AtomicUsize::new(0);
 
 /// The device whose primary context is current on this thread, or `None` (no context, or
 /// one the program created itself: its memory is not ours to serve).
@@ -102,6 +104,14 @@ fn primary_device() -> Option<i32> {
     let mut device = -1i32;
     if forward!(CU_CTX_GET_CURRENT, CtxGetCurrentFn, &mut ctx) != SUCCESS || ctx == 0 {
         return None;
+    }
+    // A primary context seen before names its device: no second driver call per allocation.
+    let learned = &PRIMARY[..LEARNED.load(Ordering::Acquire)];
+    if let Some(d) = learned
+        .iter()
+        .position(|p| p.load(Ordering::Acquire) == ctx)
+    {
+        return i32::try_from(d).ok();
     }
     if forward!(CU_CTX_GET_DEVICE, CtxGetDeviceFn, &mut device) != SUCCESS {
         return None;
@@ -130,6 +140,7 @@ fn primary_device() -> Option<i32> {
         return None;
     }
     slot.store(primary, Ordering::Release);
+    LEARNED.fetch_max(device as usize + 1, Ordering::AcqRel);
     (primary == ctx).then_some(device)
 }
 
