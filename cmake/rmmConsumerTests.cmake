@@ -1,4 +1,4 @@
-# The common part of the consumer test projects (tests-cccl, tests-hip); not installed.
+# The common part of the consumer test projects (tests/cccl, tests/hip); not installed.
 # Finds the installed package (without the GPU runtime interface: these projects name their
 # runtime headers themselves), googletest and threads, turns testing on, and defines
 # rmm_write_all_headers:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The demo: builds and installs rmm-rs (into install/), builds examples-c/demo_pool.c against
+# The demo: builds and installs rmm-rs (into install/), builds examples/c/demo_pool.c against
 # the installed package and runs it: an rmm pool serving a few thousand allocate/free pairs
 # of mixed sizes, timed against the runtime's own malloc/free. It runs on the GPU runtime
 # found (RMM_RUNTIME=auto), or on the host emulation when there is none.
@@ -38,14 +38,14 @@ quietly "configure (cmake, Release)" \
   -DRMM_BUILD_TESTS=OFF
 quietly "build librmm (cargo, through cmake)" cmake --build build --parallel "$jobs"
 quietly "install into install/" cmake --install build
-demo="$root/build/demo-examples-c"
+demo="$root/build/demo-examples/c"
 build_demo() {
-  cmake -S examples-c -B "$demo" -DCMAKE_PREFIX_PATH="$root/install" &&
+  cmake -S examples/c -B "$demo" -DCMAKE_PREFIX_PATH="$root/install" &&
     cmake --build "$demo" --parallel "$jobs" --target rmm_c_demo_pool
 }
-quietly "build examples-c/demo_pool.c against install/ (find_package)" build_demo
+quietly "build examples/c/demo_pool.c against install/ (find_package)" build_demo
 echo "built and installed in $((SECONDS - start)) s (build output: build/demo.log)"
 
 echo
-echo "==== build/demo-examples-c/rmm_c_demo_pool (RMM_RUNTIME=${RMM_RUNTIME:-auto})"
+echo "==== build/demo-examples/c/rmm_c_demo_pool (RMM_RUNTIME=${RMM_RUNTIME:-auto})"
 exec "$demo/rmm_c_demo_pool"

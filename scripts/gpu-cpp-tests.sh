@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 prefix="$PWD/.carry/prefix"
 cuda_inc="$(dirname "$(command -v nvcc)")/../include"
 fail=0
-for project in tests-cpp examples-c examples-cpp; do
+for project in tests/cpp examples/c examples/cpp; do
   echo "== $project against $prefix"
   cmake -S "$project" -B "/tmp/gpu-$project" -DCMAKE_PREFIX_PATH="$prefix" \
     -DCMAKE_CXX_FLAGS="-isystem $cuda_inc" -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
@@ -30,5 +30,5 @@ for flag in "" -DLIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE; do
     grep -E "define (CCCL_MAJOR_VERSION|CCCL_MINOR_VERSION|RMM_HAS_CUDA_MR|THRUST_VERSION) " || true
 done
 echo "== C example output (RMM_RUNTIME=cuda)"
-RMM_RUNTIME=cuda /tmp/gpu-examples-c/rmm_c_basic | tail -15
+RMM_RUNTIME=cuda /tmp/gpu-examples/c/rmm_c_basic | tail -15
 exit $fail

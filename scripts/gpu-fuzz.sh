@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the C ABI fuzzer (tests-fuzz/fuzz_c_abi.cpp) on the GPU machine with RMM_RUNTIME=cuda:
+# Runs the C ABI fuzzer (tests/fuzz/fuzz_c_abi.cpp) on the GPU machine with RMM_RUNTIME=cuda:
 # every resource kind the fuzzer has (those the device refuses as unsupported are listed in
 # each run's log), several seeds, 8 and 16 threads, in two builds against the carried prefix:
 #   asan  -fsanitize=address,undefined (ASAN_OPTIONS protect_shadow_gap=0, which CUDA needs)
@@ -98,7 +98,7 @@ build_fuzzer() {
     flags=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS=-march=native")
   fi
   echo "== build $name"
-  if ! cmake -S "$root/tests-fuzz" -B "$build/$name" -DCMAKE_PREFIX_PATH="$prefix" \
+  if ! cmake -S "$root/tests/fuzz" -B "$build/$name" -DCMAKE_PREFIX_PATH="$prefix" \
     --no-warn-unused-cli "${flags[@]}" >"$log" 2>&1 ||
     ! cmake --build "$build/$name" --parallel "$(nproc)" >>"$log" 2>&1; then
     tail -30 "$log"

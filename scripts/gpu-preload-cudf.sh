@@ -13,7 +13,7 @@
 #       $CUDF_SITE (pandas 3.0.6 only where the machine's pandas is not 3.0.x, as cudf pins),
 #       puts libcudf.so into $CUDF_SITE/libcudf/lib64/, then:
 #   import  `import cudf, pylibcudf` and a tiny sum, raw and with LD_PRELOAD=$LIB.
-#   bench   tests-gpu/cudf_workload.py (10^7 rows: groupby, merge, sort_values) in three
+#   bench   tests/gpu/cudf_workload.py (10^7 rows: groupby, merge, sort_values) in three
 #           configurations, ROUNDS rounds, the order rotating each round: raw-default (RAPIDS's
 #           default resource), raw-pool (rmm.reinitialize(pool_allocator=True)), pre-default
 #           (interposed, default resource); every run's step times, the medians, the check
@@ -200,7 +200,7 @@ declare -A times
 digests=""
 first_interposer=""
 nruns=0
-echo "== bench: tests-gpu/cudf_workload.py, $ROWS rows, $ROUNDS rounds of ${configs[*]}, the order rotating"
+echo "== bench: tests/gpu/cudf_workload.py, $ROWS rows, $ROUNDS rounds of ${configs[*]}, the order rotating"
 : >"$logs/bench.log"
 for ((r = 0; r < ROUNDS; r++)); do
   for ((i = 0; i < 3; i++)); do
@@ -213,7 +213,7 @@ for ((r = 0; r < ROUNDS; r++)); do
       pre-default) envw=("${preload_env[@]}"); mode=default ;;
     esac
     o="$(mktemp)" e="$(mktemp)"
-    timeout -k 10 "$t_out" env "${envw[@]}" "$PY" tests-gpu/cudf_workload.py "$mode" "$ROWS" >"$o" 2>"$e"
+    timeout -k 10 "$t_out" env "${envw[@]}" "$PY" tests/gpu/cudf_workload.py "$mode" "$ROWS" >"$o" 2>"$e"
     rc=$?
     { echo "### round $((r + 1)) $cfg rc=$rc"; cat "$o" "$e"; } >>"$logs/bench.log"
     if [ "$rc" != 0 ]; then

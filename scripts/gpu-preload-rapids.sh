@@ -13,7 +13,7 @@
 #          LD_PRELOAD=$LIB RMM_PRELOAD_STATS=1; each run's summary line, its FAILED/ERROR lines,
 #          whether both runs failed the same tests, and the interposer's statistics blocks.
 #          About 2 x SUITE_TIMEOUT at most (240 s each by default).
-#  cupy    tests-gpu/rapids_cupy_workload.py (CuPy through rmm_cupy_allocator, RAPIDS's default
+#  cupy    tests/gpu/rapids_cupy_workload.py (CuPy through rmm_cupy_allocator, RAPIDS's default
 #          CudaMemoryResource), raw and preloaded, alternating which goes first, ROUNDS times
 #          each: every timing, the medians, their ratio, and the check that every checksum line
 #          is identical; then (CONTROL=1) one raw and one preloaded run with CuPy's own
@@ -147,7 +147,7 @@ run_cupy() {
   local label="$1" alloc="$2"; shift 2
   local o e t
   o="$(mktemp)" e="$(mktemp)"
-  if ! env "$@" "$PY" tests-gpu/rapids_cupy_workload.py "$ITER" "$alloc" >"$o" 2>"$e"; then
+  if ! env "$@" "$PY" tests/gpu/rapids_cupy_workload.py "$ITER" "$alloc" >"$o" 2>"$e"; then
     echo "[$label] FAILED"; tail -5 "$e"; fail=1
   fi
   t="$(awk '/^time_per_iter_us/ {print $2}' "$e")"
@@ -159,7 +159,7 @@ run_cupy() {
 }
 
 part_cupy() {
-  echo "== cupy: tests-gpu/rapids_cupy_workload.py $ITER iterations, $ROUNDS rounds, alternating"
+  echo "== cupy: tests/gpu/rapids_cupy_workload.py $ITER iterations, $ROUNDS rounds, alternating"
   : >"$logs/cupy.log"
   local raw=() pre=() sums="" r shown=0
   for ((r = 1; r <= ROUNDS; r++)); do

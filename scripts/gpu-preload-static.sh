@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The interposer against a statically linked CUDA runtime (nvcc's default), on a GPU
 # machine. Carry librmm_preload.so (RMM_PRELOAD_LIB, default .carry/lib/librmm_preload.so).
-#  (a) builds tests-gpu/preload_loop.cu twice, with nvcc's default (-cudart static: the
+#  (a) builds tests/gpu/preload_loop.cu twice, with nvcc's default (-cudart static: the
 #      runtime reaches the driver through cuGetProcAddress) and with -cudart shared;
 #  (b) runs mode MODE (alloc) REPS (5) times each, alternating: static raw, static under the
 #      interposer, shared raw, shared under the interposer; prints every µs/iteration, the
@@ -16,8 +16,8 @@ lib="${RMM_PRELOAD_LIB:-$PWD/.carry/lib/librmm_preload.so}"
 iters="${ITERS:-2000}" reps="${REPS:-5}" mode="${MODE:-alloc}"
 [ -f "$lib" ] || { echo "missing $lib"; exit 2; }
 fail=0
-nvcc -O2 -o /tmp/loop_static tests-gpu/preload_loop.cu || exit 2
-nvcc -O2 -cudart shared -o /tmp/loop_shared tests-gpu/preload_loop.cu || exit 2
+nvcc -O2 -o /tmp/loop_static tests/gpu/preload_loop.cu || exit 2
+nvcc -O2 -cudart shared -o /tmp/loop_shared tests/gpu/preload_loop.cu || exit 2
 echo "static build links cudart dynamically: $(ldd /tmp/loop_static | grep -c cudart) (0 expected)"
 
 declare -A times=()

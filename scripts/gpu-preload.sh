@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The LD_PRELOAD interposer on a GPU machine (no Rust needed there). Carry
 # target/release/librmm_preload.so (built here with `cargo build --release --workspace`).
-#  (a) builds tests-gpu/preload_loop.cu with nvcc against the shared cudart and runs it raw,
+#  (a) builds tests/gpu/preload_loop.cu with nvcc against the shared cudart and runs it raw,
 #      in its two modes (kernel-heavy, allocation-bound), raw and with LD_PRELOAD in every
 #      RMM_PRELOAD_SYNC mode and resource: a table of µs/iteration and the check that every
 #      checksum is identical;
-#  (b) tests-gpu/preload_torch.py when PyTorch with CUDA is importable.
+#  (b) tests/gpu/preload_torch.py when PyTorch with CUDA is importable.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 lib="${RMM_PRELOAD_LIB:-$PWD/target/release/librmm_preload.so}"
@@ -19,7 +19,7 @@ if command -v nm >/dev/null; then
 fi
 
 echo "== (a) CUDA loop: nvcc -cudart shared"
-nvcc -O2 -cudart shared -o /tmp/preload_loop tests-gpu/preload_loop.cu || exit 2
+nvcc -O2 -cudart shared -o /tmp/preload_loop tests/gpu/preload_loop.cu || exit 2
 ldd /tmp/preload_loop | grep cudart
 for mode in kernels alloc; do
   echo "-- mode $mode ($iters iterations)"
@@ -62,7 +62,7 @@ if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
     [ -f "$so" ] && { printf '%s: ' "$(basename "$so")"; nm -D "$so" | grep -E ' U cudaMalloc(@|$)' || echo "no dynamic cudaMalloc import"; }
   done
   ldd "$tdir/libtorch_cuda.so" 2>/dev/null | grep cudart
-  RMM_PRELOAD_LIB="$lib" python3 tests-gpu/preload_torch.py || fail=1
+  RMM_PRELOAD_LIB="$lib" python3 tests/gpu/preload_torch.py || fail=1
 else
   echo "PyTorch with CUDA not available: skipped"
 fi

@@ -18,6 +18,6 @@ done
 echo "== gpu_smoke (verbose)"
 RMM_RUNTIME=cuda .carry/bin/gpu_smoke-* --nocapture 2>&1 | tail -20
 echo "== kernel test (nvcc)"
-nvcc -O2 -std=c++17 -Iinclude tests-gpu/kernel_test.cu -L.carry/lib -lrmm -Xlinker -rpath -Xlinker "$PWD/.carry/lib" -o /tmp/kernel_test \
+nvcc -O2 -std=c++17 -Iinclude tests/gpu/kernel_test.cu -L.carry/lib -lrmm -Xlinker -rpath -Xlinker "$PWD/.carry/lib" -o /tmp/kernel_test \
   && RMM_RUNTIME=cuda /tmp/kernel_test && RMM_RUNTIME=auto /tmp/kernel_test | head -1 || fail=1
 exit $fail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the C++ suites (tests-cpp), the C examples (examples-c) and tests-gpu/kernel_test.cu
+# Runs the C++ suites (tests/cpp), the C examples (examples/c) and tests/gpu/kernel_test.cu
 # under compute-sanitizer on the GPU machine (RMM_RUNTIME=cuda): memcheck with
 # --leak-check full, racecheck, synccheck and initcheck.
 #
@@ -55,7 +55,7 @@ mkdir -p "$logs" "$build" || die "cannot create $logs / $build"
 
 # ---- build ----
 binaries=()
-for project in tests-cpp examples-c; do
+for project in tests/cpp examples/c; do
   echo "== build $project"
   if ! cmake -S "$project" -B "$build/$project" -DCMAKE_PREFIX_PATH="$prefix" \
     -DCMAKE_CXX_FLAGS="-isystem $cuda_inc" -DCMAKE_CUDA_COMPILER="$nvcc_bin" \
@@ -70,8 +70,8 @@ for project in tests-cpp examples-c; do
     binaries+=("$exe")
   done < <(find "$build/$project" -maxdepth 1 -type f -perm -u+x -name 'rmm_*' | sort)
 done
-echo "== build tests-gpu/kernel_test.cu"
-if "$nvcc_bin" -O2 -g -lineinfo -std=c++17 -I"$prefix/include" tests-gpu/kernel_test.cu \
+echo "== build tests/gpu/kernel_test.cu"
+if "$nvcc_bin" -O2 -g -lineinfo -std=c++17 -I"$prefix/include" tests/gpu/kernel_test.cu \
   -L"$lib_dir" -lrmm -Xlinker -rpath -Xlinker "$lib_dir" -o "$build/kernel_test" \
   >"$logs/build-kernel_test.log" 2>&1; then
   binaries+=("$build/kernel_test")

@@ -52,7 +52,7 @@ if ! { command -v cmake && command -v make && command -v cc && command -v c++; }
 fi
 [[ "$mode" == build ]] && exit 0
 
-# Test: libamdhip64-dev is HIP's headers for tests-hip. Without hipcc beside them, as here,
+# Test: libamdhip64-dev is HIP's headers for tests/hip. Without hipcc beside them, as here,
 # they also check that neither the package's headers nor its CMake files trip over them.
 # chromium: rmm-viz's reports are rendered and checked in a real browser (scripts/check-viz.sh).
 test_packages=(libgtest-dev libthrust-dev pkg-config libamdhip64-5 libamdhip64-dev chromium)

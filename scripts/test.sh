@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test command (CI runs it through .ci/run): formatting, lints, header drift, Rust
 # tests, the CMake build + install, ctest, consumers of the installed package, pkg-config,
-# the C++ wrapper on HIP's headers (tests-hip) and the HIP "no device" path when Debian's HIP
+# the C++ wrapper on HIP's headers (tests/hip) and the HIP "no device" path when Debian's HIP
 # runtime and headers are present.
 #
 # Each step's output is also written to build/test-logs/<nn>-<step>.log; each step prints its
@@ -255,24 +255,24 @@ step_symbols() {
 }
 
 step_ctest() {
-  ctest_suite "ctest build/ (tests-cpp, examples-c)" --test-dir build --output-on-failure \
+  ctest_suite "ctest build/ (tests/cpp, examples/c)" --test-dir build --output-on-failure \
     --parallel "$jobs"
 }
 
 step_consumers() {
   rm -rf "$consumers"
-  cmake -S examples-c -B "$consumers/examples-c" -DCMAKE_PREFIX_PATH="$root/install"
-  cmake --build "$consumers/examples-c" --parallel "$jobs"
-  ctest_suite "examples-c against install/" --test-dir "$consumers/examples-c" --output-on-failure
-  cmake -S examples-cpp -B "$consumers/examples-cpp" -DCMAKE_PREFIX_PATH="$root/install"
-  cmake --build "$consumers/examples-cpp" --parallel "$jobs"
-  ctest_suite "examples-cpp against install/" --test-dir "$consumers/examples-cpp" \
+  cmake -S examples/c -B "$consumers/examples/c" -DCMAKE_PREFIX_PATH="$root/install"
+  cmake --build "$consumers/examples/c" --parallel "$jobs"
+  ctest_suite "examples/c against install/" --test-dir "$consumers/examples/c" --output-on-failure
+  cmake -S examples/cpp -B "$consumers/examples/cpp" -DCMAKE_PREFIX_PATH="$root/install"
+  cmake --build "$consumers/examples/cpp" --parallel "$jobs"
+  ctest_suite "examples/cpp against install/" --test-dir "$consumers/examples/cpp" \
     --output-on-failure
 }
 
 step_sanitizers() {
   local project
-  for project in tests-cpp examples-c tests-fuzz; do
+  for project in tests/cpp examples/c tests/fuzz; do
     # --no-warn-unused-cli: C-only and C++-only projects ignore the other language's flags.
     cmake -S "$project" -B "$san/$project" -DCMAKE_PREFIX_PATH="$root/install" --no-warn-unused-cli \
       -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="$san_flags" -DCMAKE_CXX_FLAGS="$san_flags" \
@@ -291,7 +291,7 @@ step_fuzz() {
   pattern='^==[0-9]+==WARNING: AddressSanitizer failed to allocate 0x[0-9a-f]+ bytes$'
   out="$logs/fuzz.out"
   set +e
-  "$san/tests-fuzz/rmm_fuzz_c_abi" --seconds 30 --seed 1 >"$out" 2>&1
+  "$san/tests/fuzz/rmm_fuzz_c_abi" --seconds 30 --seed 1 >"$out" 2>&1
   rc=$?
   set -e
   grep -vE "$pattern" "$out" || true
@@ -310,27 +310,27 @@ step_cccl() {
   local cccl
   "$root/scripts/setup-cccl.sh"
   for cccl in 2.7 2.8 3.0 3.4 3.x; do
-    cmake -S tests-cccl -B "$consumers/cccl-$cccl" -DCMAKE_PREFIX_PATH="$root/install" \
+    cmake -S tests/cccl -B "$consumers/cccl-$cccl" -DCMAKE_PREFIX_PATH="$root/install" \
       -DRMM_CUDA_INCLUDE="$root/.deps/cuda/runtime" -DRMM_CCCL_INCLUDE="$root/.deps/cuda/cccl-$cccl"
     cmake --build "$consumers/cccl-$cccl" --parallel "$jobs"
-    ctest_suite "tests-cccl, CCCL $cccl" --test-dir "$consumers/cccl-$cccl" --output-on-failure \
+    ctest_suite "tests/cccl, CCCL $cccl" --test-dir "$consumers/cccl-$cccl" --output-on-failure \
       --parallel "$jobs"
   done
 }
 
 step_cccl_sanitized() {
-  cmake -S tests-cccl -B "$san/tests-cccl" -DCMAKE_PREFIX_PATH="$root/install" \
+  cmake -S tests/cccl -B "$san/tests/cccl" -DCMAKE_PREFIX_PATH="$root/install" \
     -DRMM_CUDA_INCLUDE="$root/.deps/cuda/runtime" -DRMM_CCCL_INCLUDE="$root/.deps/cuda/cccl-3.4" \
     -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="$san_flags" -DCMAKE_EXE_LINKER_FLAGS="$san_link" >/dev/null
-  cmake --build "$san/tests-cccl" --parallel "$jobs"
-  ctest_suite "tests-cccl, CCCL 3.4, under ASan/UBSan" --test-dir "$san/tests-cccl" \
+  cmake --build "$san/tests/cccl" --parallel "$jobs"
+  ctest_suite "tests/cccl, CCCL 3.4, under ASan/UBSan" --test-dir "$san/tests/cccl" \
     --output-on-failure --parallel "$jobs"
 }
 
 step_package() {
   local ask refused rc selected=0 rejected=0
   for ask in 25.02 25.06 25.10 26.02 26.06; do
-    cmake -S tests-package -B "$consumers/package-$ask" -DCMAKE_PREFIX_PATH="$root/install" \
+    cmake -S tests/package -B "$consumers/package-$ask" -DCMAKE_PREFIX_PATH="$root/install" \
       -DRMM_ASK="$ask" -DRMM_CUDA_INCLUDE="$root/.deps/cuda/runtime" \
       -DRMM_CCCL_INCLUDE="$root/.deps/cuda/cccl-3.x" >/dev/null
     cmake --build "$consumers/package-$ask" --parallel "$jobs"
@@ -339,7 +339,7 @@ step_package() {
   done
   for ask in 24.12 26.08; do
     set +e
-    refused="$(cmake -S tests-package -B "$consumers/package-$ask" -DCMAKE_PREFIX_PATH="$root/install" \
+    refused="$(cmake -S tests/package -B "$consumers/package-$ask" -DCMAKE_PREFIX_PATH="$root/install" \
       -DRMM_ASK="$ask" 2>&1)"
     rc=$?
     set -e
@@ -356,16 +356,16 @@ step_package() {
 }
 
 step_hip_headers() {
-  cmake -S tests-hip -B "$consumers/hip" -DCMAKE_PREFIX_PATH="$root/install"
+  cmake -S tests/hip -B "$consumers/hip" -DCMAKE_PREFIX_PATH="$root/install"
   cmake --build "$consumers/hip" --parallel "$jobs"
-  ctest_suite "tests-hip (HIP headers)" --test-dir "$consumers/hip" --output-on-failure \
+  ctest_suite "tests/hip (HIP headers)" --test-dir "$consumers/hip" --output-on-failure \
     --parallel "$jobs"
   # The C++ suites once more, their streams hipStream_t: every test through the HIP branch
   # of the headers (the runtime library is only linked for the error macros' functions).
-  cmake -S tests-cpp -B "$consumers/tests-cpp-hip" -DCMAKE_PREFIX_PATH="$root/install" \
+  cmake -S tests/cpp -B "$consumers/tests/cpp-hip" -DCMAKE_PREFIX_PATH="$root/install" \
     -DCMAKE_CXX_FLAGS="-D__HIP_PLATFORM_AMD__" -DCMAKE_CXX_STANDARD_LIBRARIES="-lamdhip64"
-  cmake --build "$consumers/tests-cpp-hip" --parallel "$jobs"
-  ctest_suite "tests-cpp with hipStream_t streams" --test-dir "$consumers/tests-cpp-hip" \
+  cmake --build "$consumers/tests/cpp-hip" --parallel "$jobs"
+  ctest_suite "tests/cpp with hipStream_t streams" --test-dir "$consumers/tests/cpp-hip" \
     --output-on-failure --parallel "$jobs"
 }
 
@@ -393,17 +393,17 @@ step_pkg_config() {
   }
   echo "pkg-config --cflags --libs rmm: $pc_flags"
   # shellcheck disable=SC2086 # the flags are meant to be split
-  cc -std=c11 -Wall -Wextra -Werror -pedantic examples-c/basic.c $pc_flags \
+  cc -std=c11 -Wall -Wextra -Werror -pedantic examples/c/basic.c $pc_flags \
     -o "$consumers/basic_pkgconfig"
   # No LD_LIBRARY_PATH: rmm.pc's Libs carry the run path.
   env -u LD_LIBRARY_PATH "$consumers/basic_pkgconfig" >/dev/null
-  echo "examples-c/basic.c built with pkg-config's flags runs without LD_LIBRARY_PATH"
+  echo "examples/c/basic.c built with pkg-config's flags runs without LD_LIBRARY_PATH"
 }
 
 step_hip_no_device() {
   local hip_out hip_rc why
   set +e
-  hip_out="$(RMM_RUNTIME=hip "$consumers/examples-c/rmm_c_basic" 2>&1)"
+  hip_out="$(RMM_RUNTIME=hip "$consumers/examples/c/rmm_c_basic" 2>&1)"
   hip_rc=$?
   set -e
   if ((hip_rc == 0)) || ((hip_rc >= 128)) || ! grep -qi "no device" <<<"$hip_out"; then
@@ -440,7 +440,7 @@ run_step "consumers of the installed package" "consumers of the installed packag
 run_step "sanitizers (ASan/UBSan)" "sanitizers: C and C++ suites, C examples and the C ABI fuzzer with -fsanitize=address,undefined (RMM_RUNTIME=$RMM_RUNTIME)" step_sanitizers
 run_step "C ABI fuzzer under ASan/UBSan" "C ABI fuzzer under ASan/UBSan (30 s, seed 1)" step_fuzz
 run_step "CCCL 2.7, 2.8, 3.0, 3.4, 3.x" "C++ wrapper with CUDA 13 headers and CCCL 2.7, 2.8, 3.0, 3.4, 3.x (headers from PyPI; host runtime)" step_cccl
-run_step "tests-cccl under ASan/UBSan" "tests-cccl with CCCL 3.4 (RMM 26.06's pin) under ASan/UBSan: every generation's CCCL-facing tests" step_cccl_sanitized
+run_step "tests/cccl under ASan/UBSan" "tests/cccl with CCCL 3.4 (RMM 26.06's pin) under ASan/UBSan: every generation's CCCL-facing tests" step_cccl_sanitized
 run_step "find_package(rmm <version>)" "find_package(rmm <version>): each RMM release selects its API generation; others are refused" step_package
 if [[ -e /usr/include/hip/hip_runtime_api.h ]]; then
   run_step "HIP headers" "C++ wrapper on AMD's HIP platform (Debian's HIP headers, hipMM-style code; host runtime)" step_hip_headers
