@@ -3,7 +3,7 @@
 ``__version__`` is the newest RMM Python API generation the package serves;
 ``SUPPORTED_API_VERSIONS`` lists every generation whose API (and own test suite) it serves,
 oldest first. Where two generations' behaviours contradict each other, the newest wins
-(python/NOTES.md lists those cases).
+(docs/python.md, "Generation conflicts", lists those cases).
 """
 
 __version__ = "26.06.00"

@@ -172,7 +172,7 @@ def test_memory_returned():
     st = mr.StatisticsResourceAdaptor(mr.CudaMemoryResource())
     b = rmm.DeviceBuffer(size=1000, mr=st)
     # The resource is asked for the exact size, as RMM 26.06 counts it (25.02 and 25.10
-    # rounded up to 16: python/NOTES.md, generation conflicts).
+    # rounded up to 16: docs/python.md, "Generation conflicts").
     assert st.allocation_counts.current_bytes == 1000
     assert (b.size, b.nbytes, b.capacity()) == (1000, 1000, 1000)
     b.resize(5000)

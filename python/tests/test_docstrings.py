@@ -154,7 +154,8 @@ RMM_25_02_MEMBERS = {
 # RMM 25.02 names that may be missing here, and why.
 MAY_BE_ABSENT = {
     ("rmm.pylibrmm.cuda_stream", "CudaStream"): "Cython-only in RMM (cdef methods)",
-    # cuda-python's cudaDeviceProp / the driver API in RMM; nothing in rmm uses them (NOTES.md)
+    # cuda-python's cudaDeviceProp / the driver API in RMM; nothing in rmm uses them
+    # (docs/python.md, "Device queries")
     ("rmm._cuda.gpu", "deviceGetName"): "not implemented",
     ("rmm._cuda.gpu", "getDeviceProperties"): "not implemented",
 }

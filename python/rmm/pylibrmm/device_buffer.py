@@ -10,7 +10,7 @@ from rmm.pylibrmm.stream import DEFAULT_STREAM, as_stream
 
 # RMM 25.02 and 25.10 allocated through a C++ resource reference that rounded the size up to
 # 16 bytes; RMM 26.06 asks the resource for the exact size (its statistics count 20 for a
-# buffer of 20). The package serves 26.06's counting (python/NOTES.md, generation conflicts).
+# buffer of 20). The package serves 26.06's counting (docs/python.md, "Generation conflicts").
 def _resource_bytes(size):
     """The bytes a buffer of ``size`` takes from its resource: exactly ``size``."""
     return size
