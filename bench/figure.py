@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Draws the benchmark figure of docs/benchmarks.md (an SVG) from benchmark JSON.
 
-    python/.venv/bin/python scripts/bench-figure.py                # regenerate the figure
-    scripts/bench-figure.py [-o OUT.svg] [--title T] INPUT...      # any other input
-    scripts/bench-figure.py extract COMPARISON.md OUTDIR [KEY=VALUE...]
+    python3 bench/figure.py                                   # regenerate the figure
+    python3 bench/figure.py [-o OUT.svg] [--title T] INPUT...  # any other input
+    python3 bench/figure.py extract COMPARISON.md OUTDIR [KEY=VALUE...]
 
 INPUT is one of:
   - a bench-vs-rmm output folder (the harness's $OUT, or a folder of docs/bench/data/): its
@@ -14,18 +14,20 @@ INPUT is one of:
   - an rmm-bench --json file (a list of rows): ns per operation of every cell, log scale,
     one marker per file. rmm-bench measures rmm-rs alone, with the runtime's malloc (cuda)
     and async pool (async) as baselines.
-All inputs of one figure are of one kind. Without INPUT: every folder of docs/bench/data/,
-written to docs/bench/bvr-ratios.svg.
+All inputs of one figure are of one kind. Without INPUT: every folder of docs/bench/data/
+that holds a perf_rmmrs.json (not the folders below them), written to
+docs/bench/bvr-ratios.svg.
 
 `extract` turns a bench-vs-rmm comparison table (compare.py's comparison.md, as kept in
-docs/bench/) back into perf_rmm.json and perf_rmmrs.json in OUTDIR, for runs whose JSON was
-not kept. What the table does not show is absent (seconds, operations, runs_s); W3's
+docs/bench/data/<run>/) back into perf_rmm.json and perf_rmmrs.json in OUTDIR, for runs
+whose JSON was not kept. What the table does not show is absent (seconds, operations, runs_s); W3's
 ns_per_op is derived from its rate, W4's peak_live_bytes from its upstream/live ratio.
 KEY=VALUE pairs (date=..., commit=..., label=...) are added at the top level of both files.
 
 The SVG is deterministic (fixed hash salt, no date, text as text): regenerating it from the
-same JSON with the same matplotlib gives the same file. Needs matplotlib
-(python/.venv/bin/python -m pip install matplotlib).
+same JSON with the same matplotlib gives the same file. Needs matplotlib (for instance
+`python3 -m venv /tmp/fig && /tmp/fig/bin/pip install matplotlib`, then run it with
+/tmp/fig/bin/python).
 """
 import json
 import os
@@ -282,7 +284,7 @@ def setup_matplotlib():
     try:
         import matplotlib
     except ImportError:
-        sys.exit("bench-figure.py needs matplotlib: python/.venv/bin/python -m pip install matplotlib")
+        sys.exit("bench/figure.py needs matplotlib: python3 -m pip install matplotlib (in a venv)")
     matplotlib.use("agg")
     matplotlib.rcParams.update({
         "svg.hashsalt": "rmm-rs-bench-figure",
@@ -347,7 +349,7 @@ def draw(series, resources, ylabel, title, out, ref_line=None, note=None):
         fig.text(0.005, 0.005, note, fontsize=7, color="#555555", ha="left", va="bottom")
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     if out.endswith(".svg"):
-        fig.savefig(out, format="svg", metadata={"Date": None, "Creator": "scripts/bench-figure.py"})
+        fig.savefig(out, format="svg", metadata={"Date": None, "Creator": "bench/figure.py"})
     else:  # a preview in another format (png, pdf), by the file's extension
         fig.savefig(out, dpi=110)
     print(f"wrote {out}")
