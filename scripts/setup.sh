@@ -4,8 +4,9 @@
 #   scripts/setup.sh build   what building and installing librmm and a C example needs:
 #                            a C and C++ compiler, make and CMake (Rust itself is a prerequisite)
 #   scripts/setup.sh test    (the default) also the test-only tools: GoogleTest, Thrust,
-#                            pkg-config, Debian's HIP runtime and headers, pip, and cbindgen
-#                            (built with cargo) for the header drift check
+#                            pkg-config, Debian's HIP runtime and headers, pip, libclang (the
+#                            Python extension's bindings are generated from rmm.h by bindgen),
+#                            and cbindgen (built with cargo) for the header drift check
 set -euo pipefail
 
 mode="${1:-test}"
@@ -55,7 +56,10 @@ fi
 # Test: libamdhip64-dev is HIP's headers for tests/hip. Without hipcc beside them, as here,
 # they also check that neither the package's headers nor its CMake files trip over them.
 # chromium: rmm-viz's reports are rendered and checked in a real browser (scripts/check-viz.sh).
-test_packages=(libgtest-dev libthrust-dev pkg-config libamdhip64-5 libamdhip64-dev chromium)
+# libclang-dev: python/build.rs generates the extension's C bindings from rmm.h with bindgen,
+# which loads libclang (and its builtin headers) at build time.
+test_packages=(libgtest-dev libthrust-dev pkg-config libamdhip64-5 libamdhip64-dev chromium
+  libclang-dev)
 # pip (scripts/setup-cccl.sh fetches CUDA's header wheels with it): Debian's, unless a
 # Python with pip is already first on PATH.
 if ! python3 -m pip --version >/dev/null 2>&1; then test_packages+=(python3-pip); fi

@@ -1,21 +1,14 @@
 """``reinitialize`` and its hooks (RMM's ``rmm.rmm``)."""
 
+import inspect
+
 from rmm import mr
 from rmm._exceptions import RMMError  # noqa: F401
 
 _reinitialize_hooks = []
 
 
-def reinitialize(
-    pool_allocator=False,
-    managed_memory=False,
-    initial_pool_size=None,
-    maximum_pool_size=None,
-    devices=0,
-    logging=False,
-    log_file_name=None,
-    vmm_pool_allocator=False,
-):
+def reinitialize(*args, **kwargs):
     """Replace the memory resource of each of ``devices`` (an int or a list of ints).
 
     With ``pool_allocator``, a ``PoolMemoryResource`` of ``initial_pool_size`` (default:
@@ -29,18 +22,19 @@ def reinitialize(
     run first, newest first.
     Memory from the previous resources must not be used afterwards.
     """
-    for func, args, kwargs in reversed(_reinitialize_hooks):
-        func(*args, **kwargs)
-    mr._initialize(
-        pool_allocator=pool_allocator,
-        managed_memory=managed_memory,
-        initial_pool_size=initial_pool_size,
-        maximum_pool_size=maximum_pool_size,
-        devices=devices,
-        logging=logging,
-        log_file_name=log_file_name,
-        vmm_pool_allocator=vmm_pool_allocator,
-    )
+    # The options are rmm.mr._initialize's, with its defaults: checked before a hook runs.
+    try:
+        options = _OPTIONS.bind(*args, **kwargs)
+    except TypeError as e:
+        raise TypeError(f"reinitialize() {e}") from None
+    options.apply_defaults()
+    for func, hook_args, hook_kwargs in reversed(_reinitialize_hooks):
+        func(*hook_args, **hook_kwargs)
+    mr._initialize(**options.arguments)
+
+
+# reinitialize's parameters, as help() and inspect show them: rmm.mr._initialize's.
+reinitialize.__signature__ = _OPTIONS = inspect.signature(mr._initialize)
 
 
 def is_initialized():

@@ -1,78 +1,20 @@
 """Memory resources and the per-device registry (RMM's ``rmm.mr``; a package with
-``rmm.mr.experimental`` as in RMM 26.06)."""
+``rmm.mr.experimental`` as in RMM 26.06).
 
-from rmm.mr import experimental
-from rmm.pylibrmm.memory_resource import (
-    ArenaMemoryResource,
-    BinningMemoryResource,
-    CallbackMemoryResource,
-    CudaAsyncMemoryResource,
-    CudaAsyncViewMemoryResource,
-    CudaMemoryResource,
-    DeviceMemoryResource,
-    FailureCallbackResourceAdaptor,
-    FixedSizeMemoryResource,
-    LimitingResourceAdaptor,
-    LoggingResourceAdaptor,
-    ManagedMemoryResource,
-    PinnedHostMemoryResource,
-    PoolMemoryResource,
-    PrefetchResourceAdaptor,
-    SamHeadroomMemoryResource,
-    StatisticsResourceAdaptor,
-    SystemMemoryResource,
-    TrackingResourceAdaptor,
-    UpstreamResourceAdaptor,
-    VmmPoolMemoryResource,
-    _flush_logs,
-    _initialize,
-    available_device_memory,
-    disable_logging,
-    enable_logging,
-    get_current_device_resource,
-    get_current_device_resource_type,
-    get_log_filenames,
-    get_per_device_resource,
-    get_per_device_resource_type,
-    is_initialized,
-    set_current_device_resource,
-    set_per_device_resource,
-)
+Every public name of ``rmm.pylibrmm.memory_resource`` is re-exported here, as RMM's
+``rmm.mr`` re-exports that module's names, with ``rmm.mr.experimental`` in place of
+``rmm.pylibrmm.memory_resource.experimental`` and the registry's two private helpers that
+RMM 25.02's ``rmm.mr`` exported.
+"""
 
-__all__ = [
-    "ArenaMemoryResource",
-    "BinningMemoryResource",
-    "CallbackMemoryResource",
-    "CudaAsyncMemoryResource",
-    "CudaAsyncViewMemoryResource",
-    "CudaMemoryResource",
-    "DeviceMemoryResource",
-    "FailureCallbackResourceAdaptor",
-    "FixedSizeMemoryResource",
-    "LimitingResourceAdaptor",
-    "LoggingResourceAdaptor",
-    "ManagedMemoryResource",
-    "PinnedHostMemoryResource",
-    "PoolMemoryResource",
-    "PrefetchResourceAdaptor",
-    "SamHeadroomMemoryResource",
-    "StatisticsResourceAdaptor",
-    "SystemMemoryResource",
-    "TrackingResourceAdaptor",
-    "UpstreamResourceAdaptor",
-    "VmmPoolMemoryResource",
-    "_flush_logs",
-    "_initialize",
-    "available_device_memory",
-    "disable_logging",
-    "enable_logging",
-    "experimental",
-    "get_current_device_resource",
-    "get_current_device_resource_type",
-    "get_log_filenames",
-    "get_per_device_resource",
-    "get_per_device_resource_type",
-    "is_initialized",
-    "set_current_device_resource",
-    "set_per_device_resource",
-]
+from rmm.pylibrmm.memory_resource import *  # noqa: F403
+from rmm.pylibrmm.memory_resource import __all__ as _names
+from rmm.pylibrmm.memory_resource import _flush_logs, _initialize
+
+# The * import brought rmm.pylibrmm.memory_resource.experimental: this package's own
+# submodule takes its place (`from rmm.mr import ...` imports it only while the name is free).
+del experimental  # noqa: F821
+from rmm.mr import experimental  # noqa: E402
+
+__all__ = sorted([*_names, "_flush_logs", "_initialize"])
+del _names
