@@ -200,19 +200,19 @@ step_cargo_test() {
 
 step_bench_smoke() {
   local bench_help rows
-  bench_help=$(cargo run --release --bin rmm-bench -- --help)
+  bench_help=$(cargo run --release -p rmm-tools --bin rmm-bench -- --help)
   grep -q "^usage: rmm-bench" <<<"$bench_help"
   # The table goes to the log (a smoke run only needs the benchmark to run to its end; W6's
   # "24 MiB request: not served" is a result, the resource being too fragmented to serve it).
-  cargo run --release --bin rmm-bench -- --quick --json build/bench-smoke.json \
+  cargo run --release -p rmm-tools --bin rmm-bench -- --quick --json build/bench-smoke.json \
     >"$logs/bench-smoke.out" 2>&1 || {
     cat "$logs/bench-smoke.out"
     exit 1
   }
-  rows="$(grep -cE '^[a-z_:0-9]+ +W[0-9]' "$logs/bench-smoke.out" || true)"
+  rows="$(grep -cE '^[a-z_:0-9]+ +(random|churn|threads|streams|replay|fragmentation|history) ' "$logs/bench-smoke.out" || true)"
   echo "rmm-bench --quick: $rows rows (table: build/test-logs/bench-smoke.out; JSON: build/bench-smoke.json)"
   record "rmm-bench --quick" "$rows rows (resource x workload)"
-  cargo run --release --bin rmm-replay -- tests/data/replay_3threads.csv --mr pool --mr arena:64M --json build/replay-smoke.json --svg build/replay-smoke.svg
+  cargo run --release -p rmm-tools --bin rmm-replay -- tools/tests/data/replay_3threads.csv --mr pool --mr arena:64M --json build/replay-smoke.json --svg build/replay-smoke.svg
 }
 
 step_viz() {
