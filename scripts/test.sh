@@ -264,10 +264,26 @@ step_consumers() {
   cmake -S examples/c -B "$consumers/examples/c" -DCMAKE_PREFIX_PATH="$root/install"
   cmake --build "$consumers/examples/c" --parallel "$jobs"
   ctest_suite "examples/c against install/" --test-dir "$consumers/examples/c" --output-on-failure
+  check_installed_tools
   cmake -S examples/cpp -B "$consumers/examples/cpp" -DCMAKE_PREFIX_PATH="$root/install"
   cmake --build "$consumers/examples/cpp" --parallel "$jobs"
   ctest_suite "examples/cpp against install/" --test-dir "$consumers/examples/cpp" \
     --output-on-failure
+}
+
+# The tools cmake --install put in install/bin: rmm-viz renders the snapshot of an installed
+# consumer (examples/c's rmm_c_basic, recorded with RMM_MEMORY_HISTORY); the others run.
+check_installed_tools() {
+  local snap="$consumers/installed-tools/basic.json" html="$consumers/installed-tools/basic.html" help
+  mkdir -p "$consumers/installed-tools"
+  RMM_MEMORY_HISTORY="$snap" "$consumers/examples/c/rmm_c_basic" >/dev/null
+  install/bin/rmm-viz "$snap" -o "$html"
+  grep -q '<script type="application/json" id="rmm-viz-data">' "$html"
+  help="$(install/bin/rmm-bench --help)"
+  grep -q '^usage: rmm-bench' <<<"$help"
+  help="$(install/bin/rmm-replay --help 2>&1 || true)"
+  grep -q '^usage: rmm-replay' <<<"$help"
+  record "tools in install/bin" "rmm-viz rendered rmm_c_basic's snapshot; rmm-bench, rmm-replay run"
 }
 
 step_sanitizers() {
