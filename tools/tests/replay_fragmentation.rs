@@ -10,10 +10,13 @@
 //! of 128 MiB the chunked pool cannot take a 24 MiB chunk (20 MiB are left) and fails; the
 //! vmm pool's free memory merged across its growths, and the request fits.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
+use common::num;
 use rmm::mr::{CudaMemoryResource, DeviceMemoryResource, LoggingResourceAdaptor};
 use rmm::Stream;
 
@@ -35,22 +38,6 @@ fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("rmm-replay-frag-tests-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
-}
-
-/// The number after `"key": ` in the first object containing it after `from`.
-fn num(json: &str, from: &str, key: &str) -> usize {
-    let at = json
-        .find(from)
-        .unwrap_or_else(|| panic!("{from} in {json}"));
-    let rest = &json[at..];
-    let k = format!("\"{key}\": ");
-    let i = rest.find(&k).unwrap_or_else(|| panic!("{key} in {rest}")) + k.len();
-    rest[i..]
-        .split(|c: char| !c.is_ascii_digit())
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap()
 }
 
 /// Records the sequence through the logging adaptor into `path`.
