@@ -109,7 +109,8 @@ fn record(path: &Path, threads: usize, per_thread: usize) -> (usize, usize, usiz
     )
 }
 
-/// Regenerates tests/data/replay_3threads.csv (`cargo test --test replay -- --ignored`).
+/// Regenerates tests/data/replay_3threads.csv (`cargo test -p rmm-tools --test replay --
+/// --ignored`).
 #[test]
 #[ignore = "regenerates the committed data log"]
 fn generate_data_log() {

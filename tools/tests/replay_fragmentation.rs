@@ -67,7 +67,7 @@ fn record(path: &Path) {
 }
 
 /// Regenerates tests/data/replay_fragmentation.csv
-/// (`cargo test --test replay_fragmentation -- --ignored`).
+/// (`cargo test -p rmm-tools --test replay_fragmentation -- --ignored`).
 #[test]
 #[ignore = "regenerates the committed data log"]
 fn generate_fragmentation_log() {
