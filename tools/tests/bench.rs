@@ -41,7 +41,7 @@ fn rows_are_named_by_workload_whichever_way_it_was_asked_for() {
         "pool,managed",
         "--workloads",
         "w1,replay,W6",
-        "--w1-cases",
+        "--random-cases",
         "100:1",
         "--replay-log",
         LOG,

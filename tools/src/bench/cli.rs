@@ -81,22 +81,22 @@ pub struct Options {
     pub json: Option<String>,
     pub quick: bool,
     /// The random workload's cases: (N, max size in MiB).
-    pub w1_cases: Vec<(usize, usize)>,
+    pub random_cases: Vec<(usize, usize)>,
     /// The log the replay workload replays.
     pub replay_log: Option<String>,
 }
 
 /// The random workload's cases of BENCH.md: (N, max size in MiB).
-const W1_CASES: &[(usize, usize)] = &[(10_000, 1), (100_000, 1), (1_000, 64), (1_000, 4096)];
+const RANDOM_CASES: &[(usize, usize)] = &[(10_000, 1), (100_000, 1), (1_000, 64), (1_000, 4096)];
 
 /// Set by `--foreign-streams`.
 pub static FOREIGN_STREAMS: AtomicBool = AtomicBool::new(false);
 /// Set by `--history-entries`: the ring of the history rows.
 pub static HISTORY_ENTRIES: AtomicUsize = AtomicUsize::new(rmm::history::DEFAULT_MAX_ENTRIES);
-/// Set by `--w4-streams`: the streams workload's streams (4 by default).
-pub static W4_STREAMS: AtomicUsize = AtomicUsize::new(4);
-/// Set by `--w3-steps` (0: the default).
-pub static W3_STEPS: AtomicUsize = AtomicUsize::new(0);
+/// Set by `--streams-count`: the streams workload's streams (4 by default).
+pub static STREAMS_COUNT: AtomicUsize = AtomicUsize::new(4);
+/// Set by `--threads-steps` (0: the default).
+pub static THREADS_STEPS: AtomicUsize = AtomicUsize::new(0);
 /// Set by `--vmm-release-threshold` (`usize::MAX`: none).
 pub static VMM_RELEASE_THRESHOLD: AtomicUsize = AtomicUsize::new(usize::MAX);
 
@@ -105,8 +105,8 @@ pub fn usage() -> String {
     let names: Vec<&str> = Workload::ALL.iter().map(|w| w.name()).collect();
     format!(
         "usage: rmm-bench [--resources {}] [--workloads {}] [--replay-log FILE] [--json FILE] \
-         [--quick] [--foreign-streams] [--w1-cases N:MAX_MIB,...] [--w3-steps N] \
-         [--w4-streams N] [--history-entries N] [--vmm-release-threshold BYTES]",
+         [--quick] [--foreign-streams] [--random-cases N:MAX_MIB,...] [--threads-steps N] \
+         [--streams-count N] [--history-entries N] [--vmm-release-threshold BYTES]",
         RESOURCES.join(","),
         names.join(",")
     )
@@ -131,11 +131,12 @@ pub fn help() -> String {
     s.push_str(
         "Default: random, churn, threads, streams, fragmentation, and replay when --replay-log \
          names a log.\n\
-         --w1-cases runs only those random cases (e.g. 1000:4096); --w3-steps sets the \
-         sub-allocators' steps per thread of threads (200 000 by default); --w4-streams runs \
-         streams on that many streams (4 by default; 1 shows placement without stream order); \
-         --history-entries sets the ring of the history rows; --vmm-release-threshold gives \
-         vmm_pool that release threshold (none by default).",
+         --random-cases runs only those random cases (e.g. 1000:4096); --threads-steps sets \
+         the sub-allocators' steps per thread of threads (200 000 by default); --streams-count \
+         runs streams on that many streams (4 by default; 1 shows placement without stream \
+         order); --history-entries sets the ring of the history rows; --vmm-release-threshold \
+         gives vmm_pool that release threshold (none by default). --w1-cases, --w3-steps and \
+         --w4-streams are the first three's other names.",
     );
     s
 }
@@ -154,7 +155,7 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
         workloads: Vec::new(),
         json: None,
         quick: false,
-        w1_cases: W1_CASES.to_vec(),
+        random_cases: RANDOM_CASES.to_vec(),
         replay_log: None,
     };
     let mut workloads = None;
@@ -189,19 +190,19 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
             "--json" => o.json = it.next().cloned(),
             "--quick" => o.quick = true,
             "--foreign-streams" => FOREIGN_STREAMS.store(true, Ordering::Relaxed),
-            "--w3-steps" => W3_STEPS.store(
+            "--threads-steps" | "--w3-steps" => THREADS_STEPS.store(
                 number(
                     it.next(),
                     |n| n > 0,
-                    "--w3-steps takes a positive number of steps",
+                    "--threads-steps takes a positive number of steps",
                 )?,
                 Ordering::Relaxed,
             ),
-            "--w4-streams" => W4_STREAMS.store(
+            "--streams-count" | "--w4-streams" => STREAMS_COUNT.store(
                 number(
                     it.next(),
                     |n| (1..=16).contains(&n),
-                    "--w4-streams takes 1 to 16 streams",
+                    "--streams-count takes 1 to 16 streams",
                 )?,
                 Ordering::Relaxed,
             ),
@@ -221,7 +222,7 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
                 )?,
                 Ordering::Relaxed,
             ),
-            "--w1-cases" => {
+            "--random-cases" | "--w1-cases" => {
                 let parsed: Option<Vec<(usize, usize)>> = it.next().and_then(|v| {
                     v.split(',')
                         .map(|c| {
@@ -231,8 +232,8 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
                         .collect()
                 });
                 match parsed {
-                    Some(c) if !c.is_empty() => o.w1_cases = c,
-                    _ => return Err("--w1-cases takes N:MAX_MIB[,N:MAX_MIB...]".into()),
+                    Some(c) if !c.is_empty() => o.random_cases = c,
+                    _ => return Err("--random-cases takes N:MAX_MIB[,N:MAX_MIB...]".into()),
                 }
             }
             "-h" | "--help" => return Ok(None),
@@ -306,5 +307,11 @@ mod tests {
         assert!(e.contains("\"w7\"") && e.contains("churn (w2)"), "{e}");
         assert!(parse(&args(&["--help"])).unwrap().is_none());
         assert!(parse(&args(&["--w4-streams", "17"])).is_err());
+        let o = parse(&args(&["--w1-cases", "1:2"])).unwrap().unwrap();
+        assert_eq!(o.random_cases, [(1, 2)]);
+        let o = parse(&args(&["--random-cases", "3:4,5:6"]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(o.random_cases, [(3, 4), (5, 6)]);
     }
 }

@@ -8,7 +8,7 @@ use rmm::runtime::runtime;
 use rmm::{Error, Result, Stream};
 use rmm_tools::trace::{self, Plan};
 
-use crate::cli::{Options, Workload, W3_STEPS, W4_STREAMS};
+use crate::cli::{Options, Workload, STREAMS_COUNT, THREADS_STEPS};
 use crate::placement::{arena_w4, w4_floor};
 use crate::report::Row;
 use crate::resources::{make, Sizing, Streams};
@@ -35,7 +35,7 @@ pub fn run(
     let scale = |n: usize| if opts.quick { (n / 10).max(1000) } else { n };
     match w {
         Workload::Random => {
-            for &(n, max) in &opts.w1_cases {
+            for &(n, max) in &opts.random_cases {
                 let n = if slow || opts.quick { n.min(10_000) } else { n };
                 let subject = make(name, Sizing::HalfFree)?;
                 let mut s = median(|| w1(subject.mr.as_ref(), n, max))?;
@@ -55,7 +55,7 @@ pub fn run(
             let steps = scale(match name {
                 "cuda" | "managed" => 5_000,
                 "async" => 20_000,
-                _ => match W3_STEPS.load(Ordering::Relaxed) {
+                _ => match THREADS_STEPS.load(Ordering::Relaxed) {
                     0 => 200_000,
                     n => n,
                 },
@@ -150,7 +150,7 @@ fn held(name: &str) -> &'static str {
 /// on; pools start small and grow, so that what placement costs shows as peak memory.
 fn streams(name: &str, steps: usize) -> Result<Row> {
     let rt = runtime()?;
-    let n_streams = W4_STREAMS.load(Ordering::Relaxed);
+    let n_streams = STREAMS_COUNT.load(Ordering::Relaxed);
     let streams = Streams::new(rt, n_streams)?;
     let (s, how) = if name == "arena" {
         (
