@@ -4,21 +4,14 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use common::num;
+use common::{num, temp};
 
 const LOG: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/data/replay_3threads.csv"
 );
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rmm-bench-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
 
 fn bench(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rmm-bench"))

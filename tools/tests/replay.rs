@@ -2,11 +2,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
-use common::num;
+use common::{num, temp};
 use rmm::mr::{CudaMemoryResource, DeviceMemoryResource, LoggingResourceAdaptor};
 use rmm::Stream;
 
@@ -19,12 +19,6 @@ fn setup() {
     if std::env::var_os("RMM_RUNTIME").is_none() {
         std::env::set_var("RMM_RUNTIME", "host");
     }
-}
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rmm-replay-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
 }
 
 fn replay(args: &[&str]) -> std::process::Output {

@@ -12,11 +12,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
-use common::num;
+use common::{num, temp};
 use rmm::mr::{CudaMemoryResource, DeviceMemoryResource, LoggingResourceAdaptor};
 use rmm::Stream;
 
@@ -33,12 +33,6 @@ const MIB: usize = 1 << 20;
 const ROUNDS: &[(usize, usize)] = &[(2 * MIB, 12), (4 * MIB, 12), (8 * MIB, 6)];
 const KEEP_EVERY: usize = 4;
 const LARGE: usize = 24 * MIB;
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rmm-replay-frag-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
 
 /// Records the sequence through the logging adaptor into `path`.
 fn record(path: &Path) {
