@@ -2,24 +2,24 @@
 # A/B of rmm-bench builds on the GPU machine: each round runs every build once, in an order
 # that rotates from round to round, each in a fresh process (this machine fixes a process's
 # speed when it starts: see docs/gpu-runs.md), then prints the median ns/op (Mpairs/s for
-# W3) per build and cell, and each build's median ÷ the first build's; then the fastest
+# threads) per build and cell, and each build's median ÷ the first build's; then the fastest
 # process per build and cell (the machine's processes fall in a fast and a slow group by the
 # core they land on, so with few rounds a median follows how many of a build's processes
-# were lucky, and the fastest ones do not), and each build's W1 N=100 000 ÷ N=10 000.
+# were lucky, and the fastest ones do not), and each build's random N=100 000 ÷ N=10 000.
 #
-#   ROUNDS=6 ARGS="--resources pool --workloads w2,w1" bash bench/bench_alternate.sh A B ...
+#   ROUNDS=6 ARGS="--resources pool --workloads churn,random" bash bench/bench_alternate.sh A B ...
 #
 # rmm-bench links the library statically, so library variants are rmm-bench builds: build,
 # `strip -o .carry/variants/rmm-bench-NAME target/release/rmm-bench`, revert, next; carry
-# .carry/variants. RMM_RUNTIME=host times the CPU's work alone (the sub-allocators' W1 and
-# W2 make no runtime call after their first growth, and ran at the same speed with either
+# .carry/variants. RMM_RUNTIME=host times the CPU's work alone (the sub-allocators' random
+# and churn make no runtime call after their first growth, and ran at the same speed with either
 # runtime on the H100 machine); its device is RMM_HOST_DEVICE_MEMORY (default 80GiB here).
 #
 # A, B, ...: rmm-bench executables. Every run's table goes to $OUT/bench_alternate.log (when
 # OUT is set).
 set -euo pipefail
 ROUNDS=${ROUNDS:-6}
-ARGS=${ARGS:---resources pool,binning,arena --workloads w2,w1}
+ARGS=${ARGS:---resources pool,binning,arena --workloads churn,random}
 RUNTIME=${RMM_RUNTIME:-cuda}
 export RMM_HOST_DEVICE_MEMORY=${RMM_HOST_DEVICE_MEMORY:-80GiB}
 # Per-operation counters (1, the default) cost a little on every operation: 0 times the
@@ -53,16 +53,18 @@ for b in range(n):
         except OSError:
             continue
         for line in lines:
-            m = re.match(r"^(\S+)\s+(W\d .*?)\s{2,}([\d.]+)\s+([\d.]+)\s", line)
+            # The workload by name (builds before the names: by code, "W2 churn ...").
+            m = re.match(r"^(\S+)\s+((?:W\d |random|churn|threads|streams|replay|fragmentation|history)"
+                         r"\b.*?)\s{2,}([\d.]+)\s+([\d.]+)\s", line)
             if not m:
                 continue
             key = (m.group(1), m.group(2).strip())
             if key not in cells:
                 cells[key] = {}
                 order.append(key)
-            # W3 rows: the table's ns/op column is per operation as for the others.
+            # threads rows: the table's ns/op column is per operation as for the others.
             cells[key].setdefault(b, []).append(float(m.group(4)))
-print(f"medians of {rounds} rounds, ns/op (W3: of the aggregate, 1000 / (2 × Mpairs/s)); ratio = build ÷ {names[0]}")
+print(f"medians of {rounds} rounds, ns/op (threads: of the aggregate, 1000 / (2 × Mpairs/s)); ratio = build ÷ {names[0]}")
 print("| resource | workload | " + " | ".join(names) + " |")
 print("|---|---|" + "---|" * n)
 for key in order:
@@ -87,7 +89,7 @@ for res in dict.fromkeys(k[0] for k in order):
     small = next((cells[k] for k in order if k[0] == res and "N=10000 " in k[1]), None)
     large = next((cells[k] for k in order if k[0] == res and "N=100000 " in k[1]), None)
     if small and large:
-        print(f"{res}: W1 N=100 000 ÷ N=10 000: " + "  ".join(
+        print(f"{res}: random N=100 000 ÷ N=10 000: " + "  ".join(
             f"{names[b]} {statistics.median(large[b]) / statistics.median(small[b]):.2f}"
             for b in range(n) if small.get(b) and large.get(b)))
 EOF

@@ -248,6 +248,20 @@ def load_bvr(folder):
     return label, ours.get("device", ""), ratios
 
 
+# rmm-bench names its workloads; the figure labels cells by BENCH.md's codes, as bench-vs-rmm.
+RMM_BENCH_CODES = {"random": "W1 random", "churn": "W2 churn", "threads": "W3 threads",
+                   "streams": "W4 streams", "replay": "W5 replay", "fragmentation": "W6 frag"}
+
+
+def rmm_bench_label(r):
+    """A row's cell as bench-vs-rmm labels it: 'W2 churn 1000000 steps' for workload 'churn'
+    and case '1000000 steps' (files written before the names carry that label already)."""
+    code = RMM_BENCH_CODES.get(r["workload"])
+    if code is None:
+        return r["workload"]
+    return f"{code} {r.get('case', '')}".strip()
+
+
 def load_rmm_bench(path):
     with open(path, encoding="utf-8") as f:
         rows = json.load(f)
@@ -255,7 +269,7 @@ def load_rmm_bench(path):
     for r in rows:
         if str(r.get("note", "")).startswith("error") or not r.get("ns_per_op"):
             continue
-        w = short_workload(r["workload"])
+        w = short_workload(rmm_bench_label(r))
         k = seen.get((r["resource"], w), 0)
         seen[(r["resource"], w)] = k + 1
         if k:  # a case listed twice (--quick shrinks N=100 000 to 10 000)

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds and tests the Python package `rmm` from a fresh machine:
-#   venv (python/.venv) with maturin, pytest and numpy; librmm.so (cargo build --release at
-#   the repository root); the abi3 wheel (maturin build --release, into python/dist/), which
-#   bundles librmm.so, the headers and the CMake package; the wheel installed in the venv;
-#   pytest on the host runtime (RMM_RUNTIME=host unless set).
+#   venv (python/.venv) with maturin, pytest and numpy; librmm.so and rmm-viz (cargo build
+#   --release at the repository root); the abi3 wheel (maturin build --release, into
+#   python/dist/), which bundles librmm.so, the headers, the CMake package and rmm-viz (the
+#   console script `rmm-viz`); the wheel installed in the venv; pytest on the host runtime
+#   (RMM_RUNTIME=host unless set).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -39,6 +40,11 @@ fi
 
 step "librmm.so (cargo build --release -p rmm-capi at the repository root)"
 (cd "$root" && cargo build --release -p rmm-capi)
+
+step "rmm-viz (cargo build --release -p rmm-tools --bin rmm-viz), staged as rmm/bin/rmm-viz"
+(cd "$root" && cargo build --release -p rmm-tools --bin rmm-viz)
+mkdir -p "$here/rmm/bin"
+install -m 755 "${CARGO_TARGET_DIR:-$root/target}/release/rmm-viz" "$here/rmm/bin/rmm-viz"
 
 step "wheel (maturin build --release, abi3)"
 rm -rf "$here/dist"

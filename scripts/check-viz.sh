@@ -37,7 +37,7 @@ mkdir -p "$out"
 
 echo "check-viz: building librmm and rmm-viz (release)"
 cargo build --release -p rmm-capi
-cargo build --release --bin rmm-viz
+cargo build --release -p rmm-tools --bin rmm-viz
 # cargo's target directory (CARGO_TARGET_DIR or a cargo configuration may move it).
 target="$(cargo metadata --format-version 1 --no-deps |
   python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"

@@ -36,7 +36,7 @@ quietly() {
 quietly "configure (cmake, Release)" \
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$root/install" \
   -DRMM_BUILD_TESTS=OFF
-quietly "build librmm (cargo, through cmake)" cmake --build build --parallel "$jobs"
+quietly "build librmm and the tools (cargo, through cmake)" cmake --build build --parallel "$jobs"
 quietly "install into install/" cmake --install build
 demo="$root/build/demo-examples/c"
 build_demo() {

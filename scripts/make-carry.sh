@@ -50,6 +50,9 @@ if [[ ! -x "$venv/bin/maturin" ]]; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet "maturin>=1.5,<2"
 fi
+# The wheel's rmm-viz command runs the program it carries (as python/build-and-test.sh stages it).
+mkdir -p python/rmm/bin
+install -m 755 target/release/rmm-viz python/rmm/bin/rmm-viz
 (cd python && RMM_LIB_DIR="$root/target/release" PYO3_PYTHON="$venv/bin/python" \
   "$venv/bin/maturin" build --release --interpreter "$venv/bin/python" -o "$root/.carry/wheel")
 

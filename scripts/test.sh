@@ -177,19 +177,19 @@ step_cargo_test() {
 
 step_bench_smoke() {
   local bench_help rows
-  bench_help=$(cargo run --release --bin rmm-bench -- --help)
+  bench_help=$(cargo run --release -p rmm-tools --bin rmm-bench -- --help)
   grep -q "^usage: rmm-bench" <<<"$bench_help"
   # The table goes to the log (a smoke run only needs the benchmark to run to its end; W6's
   # "24 MiB request: not served" is a result, the resource being too fragmented to serve it).
-  cargo run --release --bin rmm-bench -- --quick --json build/bench-smoke.json \
+  cargo run --release -p rmm-tools --bin rmm-bench -- --quick --json build/bench-smoke.json \
     >"$logs/bench-smoke.out" 2>&1 || {
     cat "$logs/bench-smoke.out"
     exit 1
   }
-  rows="$(grep -cE '^[a-z_:0-9]+ +W[0-9]' "$logs/bench-smoke.out" || true)"
+  rows="$(grep -cE '^[a-z_:0-9]+ +(random|churn|threads|streams|replay|fragmentation|history) ' "$logs/bench-smoke.out" || true)"
   echo "rmm-bench --quick: $rows rows (table: build/test-logs/bench-smoke.out; JSON: build/bench-smoke.json)"
   record "rmm-bench --quick" "$rows rows (resource x workload)"
-  cargo run --release --bin rmm-replay -- tests/data/replay_3threads.csv --mr pool --mr arena:64M --json build/replay-smoke.json --svg build/replay-smoke.svg
+  cargo run --release -p rmm-tools --bin rmm-replay -- tools/tests/data/replay_3threads.csv --mr pool --mr arena:64M --json build/replay-smoke.json --svg build/replay-smoke.svg
 }
 
 step_viz() {
@@ -241,10 +241,26 @@ step_consumers() {
   cmake -S examples/c -B "$consumers/examples/c" -DCMAKE_PREFIX_PATH="$root/install"
   cmake --build "$consumers/examples/c" --parallel "$jobs"
   ctest_suite "examples/c against install/" --test-dir "$consumers/examples/c" --output-on-failure
+  check_installed_tools
   cmake -S examples/cpp -B "$consumers/examples/cpp" -DCMAKE_PREFIX_PATH="$root/install"
   cmake --build "$consumers/examples/cpp" --parallel "$jobs"
   ctest_suite "examples/cpp against install/" --test-dir "$consumers/examples/cpp" \
     --output-on-failure
+}
+
+# The tools cmake --install put in install/bin: rmm-viz renders the snapshot of an installed
+# consumer (examples/c's rmm_c_basic, recorded with RMM_MEMORY_HISTORY); the others run.
+check_installed_tools() {
+  local snap="$consumers/installed-tools/basic.json" html="$consumers/installed-tools/basic.html" help
+  mkdir -p "$consumers/installed-tools"
+  RMM_MEMORY_HISTORY="$snap" "$consumers/examples/c/rmm_c_basic" >/dev/null
+  install/bin/rmm-viz "$snap" -o "$html"
+  grep -q '<script type="application/json" id="rmm-viz-data">' "$html"
+  help="$(install/bin/rmm-bench --help)"
+  grep -q '^usage: rmm-bench' <<<"$help"
+  help="$(install/bin/rmm-replay --help 2>&1 || true)"
+  grep -q '^usage: rmm-replay' <<<"$help"
+  record "tools in install/bin" "rmm-viz rendered rmm_c_basic's snapshot; rmm-bench, rmm-replay run"
 }
 
 step_sanitizers() {

@@ -1,9 +1,12 @@
 //! `rmm-replay`: replays of a real log (tests/data), statistics preserved, malformed input.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
+use common::{num, temp};
 use rmm::mr::{CudaMemoryResource, DeviceMemoryResource, LoggingResourceAdaptor};
 use rmm::Stream;
 
@@ -18,12 +21,6 @@ fn setup() {
     }
 }
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rmm-replay-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
 fn replay(args: &[&str]) -> std::process::Output {
     setup();
     Command::new(env!("CARGO_BIN_EXE_rmm-replay"))
@@ -32,20 +29,21 @@ fn replay(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-/// The number after `"key": ` in the first object containing it after `from`.
-fn num(json: &str, from: &str, key: &str) -> usize {
-    let at = json
-        .find(from)
-        .unwrap_or_else(|| panic!("{from} in {json}"));
-    let rest = &json[at..];
-    let k = format!("\"{key}\": ");
-    let i = rest.find(&k).unwrap_or_else(|| panic!("{key} in {rest}")) + k.len();
-    rest[i..]
-        .split(|c: char| !c.is_ascii_digit())
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap()
+/// Replays `log` on the resource `spec` (successfully) and returns the JSON it wrote.
+fn replay_json(log: &Path, spec: &str) -> String {
+    let json = temp(&format!(
+        "{}.json",
+        log.file_stem().unwrap().to_string_lossy()
+    ));
+    let out = replay(&[
+        log.to_str().unwrap(),
+        "--mr",
+        spec,
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    std::fs::read_to_string(&json).unwrap()
 }
 
 /// A workload of `threads` threads through the logging adaptor; returns the allocation
@@ -105,7 +103,8 @@ fn record(path: &Path, threads: usize, per_thread: usize) -> (usize, usize, usiz
     )
 }
 
-/// Regenerates tests/data/replay_3threads.csv (`cargo test --test replay -- --ignored`).
+/// Regenerates tests/data/replay_3threads.csv (`cargo test -p rmm-tools --test replay --
+/// --ignored`).
 #[test]
 #[ignore = "regenerates the committed data log"]
 fn generate_data_log() {
@@ -177,16 +176,7 @@ fn replays_the_committed_log_on_every_resource() {
 fn our_log_replays_to_the_statistics_of_the_original_run() {
     let log = temp("single.csv");
     let (n, bytes, peak) = record(&log, 1, 400);
-    let json = temp("single.json");
-    let out = replay(&[
-        log.to_str().unwrap(),
-        "--mr",
-        "pool",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{out:?}");
-    let j = std::fs::read_to_string(&json).unwrap();
+    let j = replay_json(&log, "pool");
     for from in ["\"recorded\"", "\"pool\""] {
         assert_eq!(num(&j, from, "allocations"), n, "{j}");
         assert_eq!(num(&j, from, "total_bytes"), bytes, "{j}");
@@ -195,15 +185,7 @@ fn our_log_replays_to_the_statistics_of_the_original_run() {
     // Several threads: counts and bytes are preserved (the peak depends on interleaving).
     let log = temp("multi.csv");
     let (n, bytes, _) = record(&log, 4, 300);
-    let out = replay(&[
-        log.to_str().unwrap(),
-        "--mr",
-        "pool",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{out:?}");
-    let j = std::fs::read_to_string(&json).unwrap();
+    let j = replay_json(&log, "pool");
     assert_eq!(num(&j, "\"pool\"", "allocations"), n, "{j}");
     assert_eq!(num(&j, "\"pool\"", "total_bytes"), bytes, "{j}");
 }
@@ -222,16 +204,7 @@ fn reads_rmm_written_logs() {
          140234,10:00:00.000005,free,0x7f0000000400,2048,0x5\n",
     )
     .unwrap();
-    let json = temp("rmm.json");
-    let out = replay(&[
-        log.to_str().unwrap(),
-        "--mr",
-        "cuda",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{out:?}");
-    let j = std::fs::read_to_string(&json).unwrap();
+    let j = replay_json(&log, "cuda");
     assert_eq!(num(&j, "\"cuda\"", "allocations"), 2, "{j}");
     assert_eq!(num(&j, "\"cuda\"", "peak_live"), 3072, "{j}");
     assert_eq!(num(&j, "\"recorded\"", "allocation_failures"), 1, "{j}");

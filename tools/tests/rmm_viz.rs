@@ -1,19 +1,15 @@
 //! `rmm-viz`: a report of a snapshot recorded through the C ABI (the data embedded, no
 //! external resources), argument and input errors named, 100 000 events quickly.
 
+mod common;
+
 use std::ffi::c_void;
-use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+use common::temp;
 use rmm::ffi::*;
 use serde_json::{json, Value};
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rmm-viz-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
 
 fn viz(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rmm-viz"))

@@ -1,115 +1,20 @@
-//! rmm-viz: turns a memory snapshot (`rmm::history`; the format is in
-//! docs/memory-history.md) into one self-contained HTML report.
-//!
-//! ```text
-//! rmm-viz SNAPSHOT.json [-o REPORT.html] [--max-bands N] [--title TEXT]
-//! ```
-//! The report is a single file that needs no network: its script and style are inline and
-//! the data is embedded as JSON (`<script type="application/json" id="rmm-viz-data">`).
-//! It shows:
-//! - the active memory timeline: live bytes over the recorded events, stacked by
-//!   allocation, each allocation a band from its allocation to its free (or the end). The
-//!   N allocations with the largest size × lifetime (`--max-bands`, default 1000; the page
-//!   can pick by size instead) are bands of their own, the rest one "other" band; failed
-//!   allocations and frees, pool growth and release are marked;
-//! - each segment's block map (pool chunks, mapped extents, slabs, ...): its blocks to
-//!   scale, its free bytes, largest free block and fragmentation;
-//! - the allocation sites: allocations grouped by the first frames of their stacks (by
-//!   resource when the snapshot has no stacks) with counts, bytes, peak live bytes.
-//!
-//! This program reads the snapshot, pairs allocations with their frees and deduplicates
-//! the stacks; the page's script (`src/bin/rmm_viz/report.js`) lays the figures out.
-//!
-//! Exit status: 0 on success, 1 when the snapshot cannot be read or is not one this
-//! program understands, 2 on bad arguments.
+//! A snapshot read: its schema checked, its strings and stacks interned, allocations paired
+//! with their frees (or the window's edges), the segments' block maps summed.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
-use std::process::exit;
 
 use serde_json::{json, Value};
+
+use crate::page::hex;
 
 /// The snapshot schema this viewer reads (`rmm::history::SCHEMA_VERSION`).
 const SCHEMA_VERSION: u64 = 1;
 
-/// Allocations drawn as bands of their own by default (the largest by size × lifetime).
-const DEFAULT_MAX_BANDS: usize = 1000;
-
-const TEMPLATE: &str = include_str!("rmm_viz/report.html");
-const STYLE: &str = include_str!("rmm_viz/report.css");
-const SCRIPT: &str = include_str!("rmm_viz/report.js");
-
-const USAGE: &str = "\
-usage: rmm-viz SNAPSHOT.json [-o REPORT.html] [--max-bands N] [--title TEXT]
-
-Writes an HTML report (one self-contained file) of a memory snapshot written by
-rmm_snapshot_write, rmm::history::write_snapshot, rmm.statistics.dump_snapshot or
-RMM_MEMORY_HISTORY=<path>: the active memory timeline, each segment's block map and
-the top allocation sites.
-
-  -o, --output FILE   where to write the report (default: SNAPSHOT with .html)
-  --max-bands N       the N allocations with the largest size x lifetime are drawn
-                      as bands of their own, the others as one \"other\" band
-                      (default 1000; the page can change it)
-  --title TEXT        the report's title (default: the snapshot's file name)
-  -h, --help          this text
-";
-
 /// What went wrong with the input: printed after "rmm-viz: ".
-type Fail = String;
-
-#[derive(Debug)]
-struct Args {
-    input: String,
-    output: String,
-    max_bands: usize,
-    title: Option<String>,
-}
-
-fn parse_args(args: &[String]) -> std::result::Result<Option<Args>, String> {
-    let (mut input, mut output, mut max_bands, mut title) = (None, None, DEFAULT_MAX_BANDS, None);
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
-        match a.as_str() {
-            "-h" | "--help" => return Ok(None),
-            "-o" | "--output" => output = Some(value(a)?),
-            "--max-bands" => {
-                let v = value(a)?;
-                max_bands = v
-                    .parse()
-                    .map_err(|_| format!("--max-bands: not a count: {v:?}"))?;
-            }
-            "--title" => title = Some(value(a)?),
-            _ if a.starts_with('-') => return Err(format!("unknown option {a}")),
-            _ if input.is_none() => input = Some(a.clone()),
-            _ => return Err(format!("one snapshot at a time ({a:?} is a second one)")),
-        }
-    }
-    let input = input.ok_or("no snapshot named")?;
-    let output = output.unwrap_or_else(|| {
-        let p = std::path::Path::new(&input);
-        p.with_extension("html").display().to_string()
-    });
-    if output == input {
-        return Err(format!(
-            "the report would replace the snapshot {input:?}: name it with -o"
-        ));
-    }
-    Ok(Some(Args {
-        input,
-        output,
-        max_bands,
-        title,
-    }))
-}
+pub type Fail = String;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Action {
+pub enum Action {
     Allocate,
     Free,
     AllocateFailed,
@@ -132,7 +37,7 @@ impl Action {
     }
 
     /// The code of a marked event in the embedded data (`marks.kind`).
-    fn mark_code(self) -> Option<u8> {
+    pub fn mark_code(self) -> Option<u8> {
         match self {
             Action::AllocateFailed => Some(0),
             Action::FreeFailed => Some(1),
@@ -143,56 +48,55 @@ impl Action {
     }
 }
 
-/// One event of the snapshot, its strings interned.
 #[derive(Clone, Debug)]
-struct Ev {
-    seq: u64,
-    t: u64,
-    action: Action,
-    addr: u64,
-    size: u64,
-    stream: u32,
-    device: i64,
-    res: u32,
-    thread: u64,
+pub struct Ev {
+    pub seq: u64,
+    pub t: u64,
+    pub action: Action,
+    pub addr: u64,
+    pub size: u64,
+    pub stream: u32,
+    pub device: i64,
+    pub res: u32,
+    pub thread: u64,
     /// Index into the stack table, -1 without a stack.
-    stack: i64,
+    pub stack: i64,
 }
 
 /// One allocation, from its allocation (or the window's start) to its free (or the end).
 #[derive(Clone, Debug)]
-struct Alloc {
+pub struct Alloc {
     /// Index of its allocation event; -1 when it was made before the recorded window (its
     /// event was dropped, or it was made before recording started).
-    start: i64,
+    pub start: i64,
     /// Index of its free event; -1 when it is live at the end.
-    end: i64,
-    size: u64,
-    addr: u64,
-    stream: u32,
-    device: i64,
-    res: u32,
-    thread: u64,
-    stack: i64,
+    pub end: i64,
+    pub size: u64,
+    pub addr: u64,
+    pub stream: u32,
+    pub device: i64,
+    pub res: u32,
+    pub thread: u64,
+    pub stack: i64,
     /// Its allocation event's seq and time, -1 when unknown (allocated before the window
     /// and known only from its free).
-    seq: i64,
-    t: i64,
+    pub seq: i64,
+    pub t: i64,
     /// Listed in the snapshot's `live`.
-    live: bool,
+    pub live: bool,
 }
 
 /// Interned strings and stacks.
 #[derive(Default)]
-struct Tables {
-    frames: Vec<(String, Option<String>, Option<u64>)>,
-    frame_ix: HashMap<(String, Option<String>, Option<u64>), u32>,
-    stacks: Vec<Vec<u32>>,
-    stack_ix: HashMap<Vec<u32>, i64>,
-    resources: Vec<(String, u64)>,
-    res_ix: HashMap<(String, u64), u32>,
-    streams: Vec<u64>,
-    stream_ix: HashMap<u64, u32>,
+pub struct Tables {
+    pub frames: Vec<(String, Option<String>, Option<u64>)>,
+    pub frame_ix: HashMap<(String, Option<String>, Option<u64>), u32>,
+    pub stacks: Vec<Vec<u32>>,
+    pub stack_ix: HashMap<Vec<u32>, i64>,
+    pub resources: Vec<(String, u64)>,
+    pub res_ix: HashMap<(String, u64), u32>,
+    pub streams: Vec<u64>,
+    pub stream_ix: HashMap<u64, u32>,
 }
 
 impl Tables {
@@ -250,17 +154,17 @@ impl Tables {
 }
 
 /// A snapshot, read and reconstructed.
-struct Model {
-    doc_meta: Value,
-    tables: Tables,
-    times: Vec<u64>,
-    allocs: Vec<Alloc>,
+pub struct Model {
+    pub doc_meta: Value,
+    pub tables: Tables,
+    pub times: Vec<u64>,
+    pub allocs: Vec<Alloc>,
     /// Failed allocations and frees, growth and release: (event index, event).
-    marks: Vec<(usize, Ev)>,
-    segments: Vec<Value>,
-    block_states: Vec<String>,
-    unknown_actions: usize,
-    stacks_seen: bool,
+    pub marks: Vec<(usize, Ev)>,
+    pub segments: Vec<Value>,
+    pub block_states: Vec<String>,
+    pub unknown_actions: usize,
+    pub stacks_seen: bool,
 }
 
 fn u64_of(v: &Value, key: &str, what: &str) -> std::result::Result<u64, Fail> {
@@ -321,7 +225,7 @@ fn alloc_of(e: &Ev, start: i64) -> Alloc {
 }
 
 /// Reads a snapshot document: checks its schema and pairs allocations with their frees.
-fn model(doc: &Value) -> std::result::Result<Model, Fail> {
+pub fn model(doc: &Value) -> std::result::Result<Model, Fail> {
     if !doc.is_object() {
         return Err("not a memory snapshot (the document is not a JSON object)".into());
     }
@@ -490,13 +394,9 @@ fn model(doc: &Value) -> std::result::Result<Model, Fail> {
     })
 }
 
-fn hex(v: u64) -> String {
-    format!("{v:#x}")
-}
-
 /// Peak live bytes over the window: an allocation counts from its allocation (the window's
 /// start when made before it) until its free.
-fn peak_live(m: &Model) -> u64 {
+pub fn peak_live(m: &Model) -> u64 {
     let n = m.times.len();
     let mut delta = vec![0i128; n + 1];
     for a in &m.allocs {
@@ -513,200 +413,12 @@ fn peak_live(m: &Model) -> u64 {
     peak as u64
 }
 
-/// The data the page's script reads.
-fn embedded(m: &Model, source: &str, max_bands: usize) -> Value {
-    let a = &m.allocs;
-    let col = |f: &dyn Fn(&Alloc) -> Value| a.iter().map(f).collect::<Vec<_>>();
-    let live: Vec<&Alloc> = a.iter().filter(|x| x.end < 0).collect();
-    let made: Vec<&Alloc> = a.iter().filter(|x| x.start >= 0).collect();
-    let count = |k: u8| {
-        m.marks
-            .iter()
-            .filter(|(_, e)| e.action.mark_code() == Some(k))
-            .count()
-    };
-    let mut meta = m.doc_meta.clone();
-    let extra = json!({
-        "events": m.times.len(),
-        "unknown_actions": m.unknown_actions,
-        "stacks": m.stacks_seen,
-        "allocations": made.len(),
-        "allocated_bytes": made.iter().map(|x| x.size).sum::<u64>(),
-        "frees": a.iter().filter(|x| x.end >= 0).count(),
-        "allocations_before_window": a.len() - made.len(),
-        "allocate_failed": count(0),
-        "free_failed": count(1),
-        "grows": count(2),
-        "releases": count(3),
-        "peak_live": peak_live(m),
-        "live_count": live.len(),
-        "live_bytes": live.iter().map(|x| x.size).sum::<u64>(),
-        "segment_bytes": m.segments.iter().map(|s| s["size"].as_u64().unwrap_or(0)).sum::<u64>(),
-        "segment_free_bytes": m.segments.iter().map(|s| s["free"].as_u64().unwrap_or(0)).sum::<u64>(),
-    });
-    if let (Value::Object(meta), Value::Object(extra)) = (&mut meta, extra) {
-        meta.extend(extra);
-    }
-    let t = &m.tables;
-    json!({
-        "format": "rmm-viz-data 1",
-        "source": source,
-        "max_bands": max_bands,
-        "meta": meta,
-        "times": m.times,
-        "resources": t.resources.iter().map(|(n, id)| json!([n, hex(*id)])).collect::<Vec<_>>(),
-        "streams": t.streams.iter().map(|s| hex(*s)).collect::<Vec<_>>(),
-        "frames": t.frames.iter().map(|(f, file, line)| json!([f, file, line])).collect::<Vec<_>>(),
-        "stacks": t.stacks,
-        "allocs": {
-            "start": col(&|x| json!(x.start)),
-            "end": col(&|x| json!(x.end)),
-            "size": col(&|x| json!(x.size)),
-            "addr": col(&|x| json!(hex(x.addr))),
-            "stream": col(&|x| json!(x.stream)),
-            "device": col(&|x| json!(x.device)),
-            "res": col(&|x| json!(x.res)),
-            "thread": col(&|x| json!(x.thread)),
-            "stack": col(&|x| json!(x.stack)),
-            "seq": col(&|x| json!(x.seq)),
-            "t": col(&|x| json!(x.t)),
-            "live": col(&|x| json!(u8::from(x.live))),
-        },
-        "marks": {
-            "at": m.marks.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
-            "kind": m.marks.iter().map(|(_, e)| e.action.mark_code()).collect::<Vec<_>>(),
-            "size": m.marks.iter().map(|(_, e)| e.size).collect::<Vec<_>>(),
-            "addr": m.marks.iter().map(|(_, e)| hex(e.addr)).collect::<Vec<_>>(),
-            "res": m.marks.iter().map(|(_, e)| e.res).collect::<Vec<_>>(),
-            "stream": m.marks.iter().map(|(_, e)| e.stream).collect::<Vec<_>>(),
-            "thread": m.marks.iter().map(|(_, e)| e.thread).collect::<Vec<_>>(),
-            "stack": m.marks.iter().map(|(_, e)| e.stack).collect::<Vec<_>>(),
-        },
-        "segments": m.segments,
-        "block_states": m.block_states,
-    })
-}
-
-fn escape_html(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// The report: the template with its `{{NAME}}` slots filled. The data's `<` are written
-/// as `\u003c` (the same JSON), so nothing in it can end its script element.
-fn render(data: &Value, title: &str) -> String {
-    let json = serde_json::to_string(data)
-        .expect("a JSON value serializes")
-        .replace('<', "\\u003c");
-    let mut out = String::with_capacity(TEMPLATE.len() + STYLE.len() + SCRIPT.len() + json.len());
-    let mut rest = TEMPLATE;
-    while let Some(i) = rest.find("{{") {
-        out.push_str(&rest[..i]);
-        let j = rest[i..].find("}}").expect("a template slot ends with }}") + i;
-        match &rest[i + 2..j] {
-            "TITLE" => out.push_str(&escape_html(title)),
-            "STYLE" => out.push_str(STYLE),
-            "SCRIPT" => out.push_str(SCRIPT),
-            "DATA" => out.push_str(&json),
-            other => panic!("unknown template slot {other}"),
-        }
-        rest = &rest[j + 2..];
-    }
-    out.push_str(rest);
-    out
-}
-
-fn fmt_bytes(n: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let (mut v, mut u) = (n as f64, 0);
-    while v >= 1024.0 && u + 1 < UNITS.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{n} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
-}
-
-fn run(args: &Args) -> std::result::Result<String, Fail> {
-    let text = std::fs::read(&args.input)
-        .map_err(|e| format!("cannot read the snapshot {:?}: {e}", args.input))?;
-    let doc: Value =
-        serde_json::from_slice(&text).map_err(|e| format!("{}: not JSON ({e})", args.input))?;
-    let m = model(&doc).map_err(|e| format!("{}: {e}", args.input))?;
-    let source = std::path::Path::new(&args.input)
-        .file_name()
-        .map_or(args.input.clone(), |n| n.to_string_lossy().into_owned());
-    let data = embedded(&m, &source, args.max_bands);
-    let title = args
-        .title
-        .clone()
-        .unwrap_or_else(|| format!("rmm memory snapshot: {source}"));
-    std::fs::write(&args.output, render(&data, &title))
-        .map_err(|e| format!("cannot write the report {:?}: {e}", args.output))?;
-    let meta = &data["meta"];
-    let mut summary = String::new();
-    let _ = write!(
-        summary,
-        "{}: {} events ({} dropped), {} allocations, peak live {}, {} live at the end ({}), {} segments",
-        args.output,
-        m.times.len(),
-        meta["events_dropped"],
-        meta["allocations"],
-        fmt_bytes(meta["peak_live"].as_u64().unwrap_or(0)),
-        meta["live_count"],
-        fmt_bytes(meta["live_bytes"].as_u64().unwrap_or(0)),
-        m.segments.len(),
-    );
-    if m.unknown_actions > 0 {
-        let _ = write!(
-            summary,
-            "; {} events of actions this rmm-viz does not know were left out",
-            m.unknown_actions
-        );
-    }
-    Ok(summary)
-}
-
-fn main() {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    let args = match parse_args(&argv) {
-        Ok(Some(a)) => a,
-        Ok(None) => {
-            print!("{USAGE}");
-            return;
-        }
-        Err(e) => {
-            eprintln!("rmm-viz: {e}\n\n{USAGE}");
-            exit(2);
-        }
-    };
-    match run(&args) {
-        Ok(summary) => println!("rmm-viz: wrote {summary}"),
-        Err(e) => {
-            eprintln!("rmm-viz: {e}");
-            exit(1);
-        }
-    }
-}
-
+/// Snapshot documents for the tests.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub mod fixtures {
+    use serde_json::{json, Value};
 
-    fn ev(seq: u64, action: &str, addr: u64, size: u64) -> Value {
+    pub fn ev(seq: u64, action: &str, addr: u64, size: u64) -> Value {
         json!({
             "seq": seq, "time_ns": seq * 1000, "action": action, "address": addr,
             "size": size, "stream": 0, "device": 0, "resource": "pool_memory_resource",
@@ -714,12 +426,19 @@ mod tests {
         })
     }
 
-    fn doc(events: Vec<Value>, live: Vec<Value>) -> Value {
+    pub fn doc(events: Vec<Value>, live: Vec<Value>) -> Value {
         json!({
             "schema_version": 1, "producer": "test", "runtime": "host", "recording": true,
             "events_dropped": 0, "events": events, "live": live, "segments": [],
         })
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::{doc, ev};
+    use super::*;
+    use crate::page::embedded;
 
     #[test]
     fn the_schema_version_is_the_librarys() {
@@ -784,39 +503,5 @@ mod tests {
         // Unknown actions are counted and left out.
         let d = doc(vec![ev(0, "defragment", 1, 1)], vec![]);
         assert_eq!(model(&d).unwrap().unknown_actions, 1);
-    }
-
-    #[test]
-    fn the_page_cannot_be_broken_out_of() {
-        let mut d = doc(vec![ev(0, "allocate", 1, 1)], vec![]);
-        d["events"][0]["frames"] =
-            json!([{"function": "</script><script>alert(1)</script>", "file": null, "line": 1}]);
-        let m = model(&d).unwrap();
-        let html = render(&embedded(&m, "x.json", 10), "<b>t</b>");
-        assert!(!html.contains("alert(1)</script>"));
-        assert!(html.contains("&lt;b&gt;t&lt;/b&gt;"));
-        // One script element for the data, one for the code; no template slot left.
-        assert_eq!(html.matches("</script>").count(), 2);
-        assert!(!html.contains("{{"));
-        assert!(!SCRIPT.contains("</script") && !STYLE.contains("</style"));
-    }
-
-    #[test]
-    fn arguments() {
-        let a = |v: &[&str]| parse_args(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
-        let ok = a(&["s.json", "-o", "r.html", "--max-bands", "5"])
-            .unwrap()
-            .unwrap();
-        assert_eq!((ok.output.as_str(), ok.max_bands), ("r.html", 5));
-        assert_eq!(a(&["dir/s.json"]).unwrap().unwrap().output, "dir/s.html");
-        assert!(a(&["--help"]).unwrap().is_none());
-        assert!(a(&[]).unwrap_err().contains("no snapshot"));
-        assert!(a(&["s.json", "--frobnicate"])
-            .unwrap_err()
-            .contains("--frobnicate"));
-        assert!(a(&["s.json", "--max-bands", "x"])
-            .unwrap_err()
-            .contains("--max-bands"));
-        assert!(a(&["s.html"]).unwrap_err().contains("replace the snapshot"));
     }
 }

@@ -1,5 +1,5 @@
 // rmm-viz's page script: draws the figures of the embedded snapshot data (see
-// src/bin/rmm-viz.rs for its layout). Plain JavaScript, no library; SVG built as strings.
+// tools/src/viz/page.rs for its layout). Plain JavaScript, no library; SVG built as strings.
 // When it has drawn everything, body's data-rendered is "ok"; any error is written into
 // #errors and data-rendered becomes "error" (scripts/check-viz.sh reads both).
 (function () {

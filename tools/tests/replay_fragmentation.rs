@@ -10,10 +10,13 @@
 //! of 128 MiB the chunked pool cannot take a 24 MiB chunk (20 MiB are left) and fails; the
 //! vmm pool's free memory merged across its growths, and the request fits.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
+use common::{num, temp};
 use rmm::mr::{CudaMemoryResource, DeviceMemoryResource, LoggingResourceAdaptor};
 use rmm::Stream;
 
@@ -30,28 +33,6 @@ const MIB: usize = 1 << 20;
 const ROUNDS: &[(usize, usize)] = &[(2 * MIB, 12), (4 * MIB, 12), (8 * MIB, 6)];
 const KEEP_EVERY: usize = 4;
 const LARGE: usize = 24 * MIB;
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rmm-replay-frag-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
-/// The number after `"key": ` in the first object containing it after `from`.
-fn num(json: &str, from: &str, key: &str) -> usize {
-    let at = json
-        .find(from)
-        .unwrap_or_else(|| panic!("{from} in {json}"));
-    let rest = &json[at..];
-    let k = format!("\"{key}\": ");
-    let i = rest.find(&k).unwrap_or_else(|| panic!("{key} in {rest}")) + k.len();
-    rest[i..]
-        .split(|c: char| !c.is_ascii_digit())
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap()
-}
 
 /// Records the sequence through the logging adaptor into `path`.
 fn record(path: &Path) {
@@ -80,7 +61,7 @@ fn record(path: &Path) {
 }
 
 /// Regenerates tests/data/replay_fragmentation.csv
-/// (`cargo test --test replay_fragmentation -- --ignored`).
+/// (`cargo test -p rmm-tools --test replay_fragmentation -- --ignored`).
 #[test]
 #[ignore = "regenerates the committed data log"]
 fn generate_fragmentation_log() {
