@@ -4,9 +4,10 @@
 //!   rmm/lib/librmm.so               the library the extension and C/C++ code share
 //!   rmm/include/rmm/...             the C header and the C++ wrapper
 //!   rmm/lib/cmake/rmm/...           the CMake package (prefix = rmm/, found relative to itself)
+//!   rmm/bin/rmm-viz                 the memory snapshot viewer (the `rmm-viz` console script)
 //!
-//! librmm.so comes from `RMM_LIB_DIR` when set, else from the repository's
-//! `target/release/`; when neither has it, the root crate is built with cargo first.
+//! librmm.so and rmm-viz come from `RMM_LIB_DIR` when set, else from the repository's
+//! `target/release/`, built there with cargo first when missing.
 //! The extension gets the run path `$ORIGIN/lib`, so the wheel's librmm.so is found at import.
 //!
 //! The extension's declarations of the C ABI are generated here from include/rmm/rmm.h by
@@ -18,6 +19,23 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// Nested release build in the repository's own workspace and target directory.
+fn cargo_release(root: &Path, args: &[&str], what: &str) {
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .arg("build")
+        .arg("--release")
+        .args(args)
+        .current_dir(root)
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_MAKEFLAGS")
+        .status()
+        .unwrap_or_else(|e| panic!("run cargo build for {what}: {e}"));
+    assert!(status.success(), "cargo build of {what} failed");
+}
 
 fn copy_dir(src: &Path, dst: &Path) {
     fs::create_dir_all(dst).expect("create include directory");
@@ -100,18 +118,10 @@ fn main() {
         None => {
             let dir = root.join("target").join("release");
             if !dir.join("librmm.so").exists() {
-                // Nested build of the root crate (its own workspace and target directory).
-                let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-                let status = Command::new(cargo)
-                    .args(["build", "--release", "-p", "rmm-capi"])
-                    .current_dir(&root)
-                    .env_remove("CARGO_TARGET_DIR")
-                    .env_remove("CARGO_ENCODED_RUSTFLAGS")
-                    .env_remove("RUSTFLAGS")
-                    .env_remove("CARGO_MAKEFLAGS")
-                    .status()
-                    .expect("run cargo build for librmm.so");
-                assert!(status.success(), "cargo build of librmm.so failed");
+                cargo_release(&root, &["-p", "rmm-capi"], "librmm.so");
+            }
+            if !dir.join("rmm-viz").exists() {
+                cargo_release(&root, &["-p", "rmm-tools", "--bin", "rmm-viz"], "rmm-viz");
             }
             dir
         }
@@ -125,6 +135,16 @@ fn main() {
     let staged_lib = pkg.join("lib");
     fs::create_dir_all(&staged_lib).unwrap();
     fs::copy(&lib, staged_lib.join("librmm.so")).expect("copy librmm.so");
+
+    // The `rmm-viz` console script runs the viewer staged here (rmm/_viz.py); a library
+    // directory given through RMM_LIB_DIR without the program leaves the script to say so.
+    let viz = lib_dir.join("rmm-viz");
+    if viz.exists() {
+        let staged_bin = pkg.join("bin");
+        fs::create_dir_all(&staged_bin).unwrap();
+        fs::copy(&viz, staged_bin.join("rmm-viz")).expect("copy rmm-viz");
+        println!("cargo:rerun-if-changed={}", viz.display());
+    }
 
     let include_src = root.join("include").join("rmm");
     if include_src.is_dir() {
