@@ -45,8 +45,6 @@ RMM_API_NAMESPACE_BEGIN
 namespace mr {
 namespace detail {
 
-/// This generation's key in librmm's registry.
-inline constexpr std::uint32_t registry_key_26_06 = 2;
 
 /**
  * @brief The object of this layer for one registry entry (the entry's tag under key 2).
@@ -114,10 +112,10 @@ inline registry_entry* resolve_entry(int device, rmm_resource_t handle, void* ta
   void* proposed = proposal.get();
   void* actual   = nullptr;
   if (is_initial) {
-    rmm::detail::check(rmm_initial_resource_tag(device, registry_key_26_06, proposed, &actual));
+    rmm::detail::check(rmm_initial_resource_tag(device, RMM_DETAIL_REGISTRY_KEY, proposed, &actual));
   } else {
     rmm::detail::check(rmm_per_device_entry_tag(device,
-                                                registry_key_26_06,
+                                                RMM_DETAIL_REGISTRY_KEY,
                                                 handle_of(*cuda::mr::resource_cast<registry_resource>(&proposal->resource)),
                                                 proposed,
                                                 &registry_entry::release,
@@ -138,7 +136,7 @@ inline cuda_memory_resource& initial_resource()
   auto proposal    = std::make_unique<registry_entry>(
     registry_entry{any_device_resource{cuda_memory_resource{}}, true});
   void* actual = nullptr;
-  rmm::detail::check(rmm_initial_resource_tag(device, registry_key_26_06, proposal.get(), &actual));
+  rmm::detail::check(rmm_initial_resource_tag(device, RMM_DETAIL_REGISTRY_KEY, proposal.get(), &actual));
   auto* entry = static_cast<registry_entry*>(actual);
   if (actual == proposal.get()) { (void)proposal.release(); }
   return *cuda::mr::resource_cast<cuda_memory_resource>(&entry->resource);
@@ -188,7 +186,7 @@ inline any_device_resource exchange_entry(int device,
   rmm_resource_t previous = nullptr;
   void* previous_tag      = nullptr;
   rmm_status_t status     = rmm_set_per_device_resource_tagged(device,
-                                                               registry_key_26_06,
+                                                               RMM_DETAIL_REGISTRY_KEY,
                                                                handle,
                                                                entry.get(),
                                                                &registry_entry::release,
@@ -214,7 +212,7 @@ inline device_async_resource_ref get_per_device_resource_ref(cuda_device_id devi
   rmm_resource_t handle = nullptr;
   void* tag             = nullptr;
   rmm::detail::check(rmm_get_per_device_resource_tagged(
-    device_id.value(), detail::registry_key_26_06, &handle, &tag));
+    device_id.value(), RMM_DETAIL_REGISTRY_KEY, &handle, &tag));
   return device_async_resource_ref{detail::resolve_entry(device_id.value(), handle, tag)->resource};
 }
 

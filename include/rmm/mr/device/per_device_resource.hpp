@@ -53,11 +53,6 @@ namespace mr {
 
 namespace detail {
 
-/// This generation's key in librmm's registry: its own object per entry (the objects of
-/// 25.02 and 25.10 are different C++ types). Objects of this layer are never released by the
-/// registry: code keeps the pointers the getters return.
-inline constexpr std::uint32_t registry_key = RMM_API_GENERATION == 2502 ? 0 : 1;
-
 /**
  * @brief The C++ object of a registry entry set without a C++ object: a resource set from C,
  * Python or Rust (`rmm_set_current_device_resource(pool)`, say). It allocates through the
@@ -134,13 +129,13 @@ inline device_memory_resource* resolve_registry_entry(int device, rmm_resource_t
   if (is_initial) {
     auto proposal  = adopt_registry_handle<cuda_memory_resource>(handle);
     void* proposed = static_cast<device_memory_resource*>(proposal.get());
-    rmm::detail::check(rmm_initial_resource_tag(device, registry_key, proposed, &actual));
+    rmm::detail::check(rmm_initial_resource_tag(device, RMM_DETAIL_REGISTRY_KEY, proposed, &actual));
     if (actual == proposed) { return static_cast<device_memory_resource*>(proposal.release()); }
     return static_cast<device_memory_resource*>(actual);
   }
   auto proposal  = adopt_registry_handle<registry_resource>(handle);
   void* proposed = static_cast<device_memory_resource*>(proposal.get());
-  rmm::detail::check(rmm_per_device_entry_tag(device, registry_key, proposal->handle(), proposed, nullptr, &actual));
+  rmm::detail::check(rmm_per_device_entry_tag(device, RMM_DETAIL_REGISTRY_KEY, proposal->handle(), proposed, nullptr, &actual));
   if (actual == proposed || actual == nullptr) {
     return static_cast<device_memory_resource*>(proposal.release());
   }
@@ -163,7 +158,7 @@ inline device_memory_resource* initial_resource()
   auto proposal    = std::make_unique<cuda_memory_resource>();
   void* proposed   = static_cast<device_memory_resource*>(proposal.get());
   void* actual     = nullptr;
-  rmm::detail::check(rmm_initial_resource_tag(device, registry_key, proposed, &actual));
+  rmm::detail::check(rmm_initial_resource_tag(device, RMM_DETAIL_REGISTRY_KEY, proposed, &actual));
   if (actual == proposed) { return static_cast<device_memory_resource*>(proposal.release()); }
   return static_cast<device_memory_resource*>(actual);
 }
@@ -180,7 +175,7 @@ inline device_memory_resource* get_per_device_resource(cuda_device_id device_id)
 {
   rmm_resource_t handle = nullptr;
   void* tag             = nullptr;
-  rmm::detail::check(rmm_get_per_device_resource_tagged(device_id.value(), detail::registry_key, &handle, &tag));
+  rmm::detail::check(rmm_get_per_device_resource_tagged(device_id.value(), RMM_DETAIL_REGISTRY_KEY, &handle, &tag));
   return detail::resolve_registry_entry(device_id.value(), handle, tag);
 }
 
@@ -198,7 +193,7 @@ inline device_memory_resource* set_per_device_resource(cuda_device_id device_id,
   rmm_resource_t previous = nullptr;
   void* previous_tag      = nullptr;
   rmm_status_t status     = rmm_set_per_device_resource_tagged(device_id.value(),
-                                                                 detail::registry_key,
+                                                                 RMM_DETAIL_REGISTRY_KEY,
                                                                  handle,
                                                                  static_cast<void*>(new_mr),
                                                                  nullptr,
