@@ -1,14 +1,10 @@
 /**
- * @file detail/api_26_06/mr/is_resource_adaptor.hpp
- * @brief RMM 26.06's `rmm::mr::is_resource_adaptor` (deprecated there): whether a type is a
- * synchronous resource with `get_upstream_resource()`. Included through
- * `<rmm/mr/is_resource_adaptor.hpp>` by 26.06 translation units.
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
-// 26.06 content only: a 25.x translation unit that includes this file gets nothing from it.
+// RMM 26.06 and later only: the header checks compile every header in 25.x units too.
 #if RMM_API_GENERATION >= 2606
 
 #include <cuda/memory_resource>

@@ -1,19 +1,15 @@
 /**
- * @file device_uvector.hpp
+ * @file detail/gen_26_06/device_uvector.hpp
  * @brief RMM 26.06's `rmm::device_uvector<T>`: a typed, uninitialized device array stored in a
  * 26.06 `rmm::device_buffer` (owning `cuda::mr::any_resource`), with reverse iterators
  * (`cuda::std::reverse_iterator`) and conversions to `cuda::std::span`.
- *
- * Included through `<rmm/device_uvector.hpp>` by translation units of the 26.06 generation.
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
-#if RMM_API_GENERATION < 2606
-// Included directly by a 25.x translation unit: that generation's own header.
-#include <rmm/device_uvector.hpp>
-#else
+// RMM 26.06 and later only: the header checks compile every header in 25.x units too.
+#if RMM_API_GENERATION >= 2606
 
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/check.hpp>

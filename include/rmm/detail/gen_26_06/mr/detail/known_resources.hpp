@@ -1,5 +1,5 @@
 /**
- * @file mr/detail/known_resources.hpp
+ * @file detail/gen_26_06/mr/detail/known_resources.hpp
  * @brief find_handle(): recognises each resource class of the 26.06 layer inside a
  * `cuda::mr::any_resource` or `resource_ref`, so that librmm reaches it through its own handle.
  *
@@ -12,11 +12,11 @@
 
 #include <rmm/detail/export.hpp>
 
-// 26.06 content only: a 25.x translation unit that includes this file gets nothing from it.
+// RMM 26.06 and later only: the header checks compile every header in 25.x units too.
 #if RMM_API_GENERATION >= 2606
 
 #include <rmm/error.hpp>
-#include <rmm/mr/detail/handle_impl.hpp>
+#include <rmm/detail/gen_26_06/mr/detail/handle_impl.hpp>
 
 #include <rmm/mr/aligned_resource_adaptor.hpp>
 #include <rmm/mr/arena_memory_resource.hpp>

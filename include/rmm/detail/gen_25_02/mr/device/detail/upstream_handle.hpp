@@ -9,7 +9,7 @@
 
 #include <rmm/detail/error.hpp>
 #include <rmm/error.hpp>
-#include <rmm/mr/device/detail/resource_bridge.hpp>
+#include <rmm/detail/gen_25_02/mr/device/detail/resource_bridge.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>

@@ -1,5 +1,5 @@
 /**
- * @file device_buffer.hpp
+ * @file detail/gen_26_06/device_buffer.hpp
  * @brief RMM 26.06's `rmm::device_buffer`: untyped, uninitialized, stream-ordered device memory
  * that owns its memory resource as a `cuda::mr::any_resource<cuda::mr::device_accessible>`.
  *
@@ -8,17 +8,13 @@
  * satisfies `cuda::mr::resource_with<R, cuda::mr::device_accessible>`), so the buffer keeps a
  * shared resource alive; an allocation alignment can be chosen (`alignment()`), and an
  * alignment that is not a power of two throws `rmm::invalid_argument`.
- *
- * Included through `<rmm/device_buffer.hpp>` by translation units of the 26.06 generation.
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
-#if RMM_API_GENERATION < 2606
-// Included directly by a 25.x translation unit: that generation's own header.
-#include <rmm/device_buffer.hpp>
-#else
+// RMM 26.06 and later only: the header checks compile every header in 25.x units too.
+#if RMM_API_GENERATION >= 2606
 
 #include <rmm/aligned.hpp>
 #include <rmm/cuda_device.hpp>

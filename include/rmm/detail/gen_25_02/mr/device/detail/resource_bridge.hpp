@@ -17,7 +17,7 @@
 
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/error.hpp>
-#include <rmm/mr/device/detail/handle_resource.hpp>
+#include <rmm/detail/gen_25_02/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>

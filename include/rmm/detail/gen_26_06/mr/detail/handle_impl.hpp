@@ -1,5 +1,5 @@
 /**
- * @file mr/detail/handle_impl.hpp
+ * @file detail/gen_26_06/mr/detail/handle_impl.hpp
  * @brief The machinery shared by RMM 26.06's resources in rmm-rs: each one owns an
  * `rmm_resource_t` of librmm and forwards the `cuda::mr` resource interface to the C ABI.
  *
@@ -18,7 +18,7 @@
 
 #include <rmm/detail/export.hpp>
 
-// 26.06 content only: a 25.x translation unit that includes this file gets nothing from it.
+// RMM 26.06 and later only: the header checks compile every header in 25.x units too.
 #if RMM_API_GENERATION >= 2606
 
 #include <rmm/aligned.hpp>

@@ -1,18 +1,14 @@
 /**
- * @file device_scalar.hpp
+ * @file detail/gen_26_06/device_scalar.hpp
  * @brief RMM 26.06's `rmm::device_scalar<T>`: one uninitialized `T` in device memory, stored in a
  * 26.06 `rmm::device_uvector` (owning `cuda::mr::any_resource`).
- *
- * Included through `<rmm/device_scalar.hpp>` by translation units of the 26.06 generation.
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
-#if RMM_API_GENERATION < 2606
-// Included directly by a 25.x translation unit: that generation's own header.
-#include <rmm/device_scalar.hpp>
-#else
+// RMM 26.06 and later only: the header checks compile every header in 25.x units too.
+#if RMM_API_GENERATION >= 2606
 
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/exec_check_disable.hpp>

@@ -1,5 +1,5 @@
 /**
- * @file resource_ref.hpp
+ * @file detail/gen_26_06/resource_ref.hpp
  * @brief RMM 26.06's `rmm/resource_ref.hpp`: the `rmm::*resource_ref` names are CCCL's own
  * `cuda::mr::resource_ref` / `cuda::mr::synchronous_resource_ref` types.
  *
@@ -8,17 +8,13 @@
  * the host+device kind narrows to the host-only or device-only kind. Stream-ordered calls take
  * the stream first: `ref.allocate(stream, bytes[, alignment])`, where an `rmm::cuda_stream_view`
  * converts to `cuda::stream_ref`.
- *
- * Included through `<rmm/resource_ref.hpp>` by translation units of the 26.06 generation.
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
-#if RMM_API_GENERATION < 2606
-// Included directly by a 25.x translation unit: that generation's own header.
-#include <rmm/resource_ref.hpp>
-#else
+// RMM 26.06 and later only: the header checks compile every header in 25.x units too.
+#if RMM_API_GENERATION >= 2606
 
 #include <rmm/detail/error.hpp>
 #include <rmm/detail/export.hpp>

@@ -8,13 +8,13 @@
 
 #include <rmm/detail/export.hpp>
 
-// 26.06 content only: a 25.x translation unit that includes this file gets nothing from it.
+// RMM 26.06 and later only: the header checks compile every header in 25.x units too.
 #if RMM_API_GENERATION >= 2606
 
 #include <rmm/aligned.hpp>
 #include <rmm/detail/aligned.hpp>
 #include <rmm/detail/error.hpp>
-#include <rmm/mr/detail/handle_impl.hpp>
+#include <rmm/detail/gen_26_06/mr/detail/handle_impl.hpp>
 
 #include <cuda/memory_resource>
 #include <cuda/stream_ref>
@@ -60,6 +60,6 @@ static_assert(cuda::mr::resource_with<pinned_host_memory_resource, cuda::mr::hos
 RMM_API_NAMESPACE_END
 }  // namespace rmm
 
-#include <rmm/mr/detail/known_resources.hpp>
+#include <rmm/detail/gen_26_06/mr/detail/known_resources.hpp>
 
 #endif  // RMM_API_GENERATION

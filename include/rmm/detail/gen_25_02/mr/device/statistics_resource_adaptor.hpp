@@ -1,0 +1,200 @@
+/**
+ * @file detail/gen_25_02/mr/device/statistics_resource_adaptor.hpp
+ * @brief Counts bytes and allocations through an upstream (implemented by the Rust core).
+ */
+#pragma once
+
+#include <rmm/detail/export.hpp>
+
+#include <rmm/detail/check.hpp>
+#include <rmm/detail/gen_25_02/mr/device/detail/handle_resource.hpp>
+#include <rmm/detail/gen_25_02/mr/device/detail/upstream_handle.hpp>
+#include <rmm/mr/device/device_memory_resource.hpp>
+#include <rmm/resource_ref.hpp>
+#include <rmm/rmm.h>
+#include <rmm/detail/export.hpp>
+#include <rmm/mr/device/per_device_resource.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <cstddef>
+#include <mutex>
+#include <shared_mutex>
+#include <stack>
+
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
+
+/**
+ * @brief Resource adaptor counting the bytes and the allocations served by @p Upstream:
+ * current value, peak and total of each, exact under concurrency.
+ *
+ * `push_counters()` starts a nested frame of zeroed counters; `pop_counters()` ends it and
+ * folds it into the frame below. The upstream must outlive the adaptor. Not copyable or
+ * movable.
+ *
+ * @tparam Upstream Type of the upstream resource (a device_memory_resource)
+ */
+template <typename Upstream>
+class statistics_resource_adaptor final : private detail::upstream_handle_holder,
+                                          public detail::handle_resource {
+ public:
+  /// @brief One statistic: current value, peak and running total.
+  struct counter {
+    int64_t value{0};  ///< Current value
+    int64_t peak{0};   ///< Highest value seen
+    int64_t total{0};  ///< Sum of all increments
+
+    /**
+     * @brief Adds @p val (an increment also adds to the total and may raise the peak).
+     * @param val The amount
+     * @return *this
+     */
+    counter& operator+=(int64_t val)
+    {
+      value += val;
+      total += val;
+      peak = std::max(value, peak);
+      return *this;
+    }
+
+    /**
+     * @brief Subtracts @p val from the current value.
+     * @param val The amount
+     * @return *this
+     */
+    counter& operator-=(int64_t val)
+    {
+      value -= val;
+      return *this;
+    }
+
+    /**
+     * @brief Folds the counter of a nested frame, started at this value, into this one.
+     * @param val The nested counter
+     */
+    void add_counters_from_tracked_sub_block(counter const& val)
+    {
+      peak = std::max(value + val.peak, peak);
+      value += val.value;
+      total += val.total;
+    }
+  };
+
+  /**
+   * @brief Creates the adaptor over @p upstream, with zeroed counters.
+   * @param upstream The upstream resource (not owned; must outlive the adaptor)
+   * @throws rmm::logic_error when @p upstream is null
+   */
+  explicit statistics_resource_adaptor(Upstream* upstream)
+    : detail::upstream_handle_holder{upstream},
+      handle_resource{detail::adopt_handle, create(upstream_handle())},
+      upstream_{upstream}
+  {
+  }
+
+  /**
+   * @brief Creates the adaptor over @p upstream, with zeroed counters.
+   * @param upstream Reference to the upstream resource (not owned; must outlive the adaptor)
+   * @throws rmm::logic_error when @p upstream is null
+   */
+  explicit statistics_resource_adaptor(device_async_resource_ref upstream)
+    : detail::upstream_handle_holder{upstream},
+      handle_resource{detail::adopt_handle, create(upstream_handle())},
+      upstream_{upstream_ptr<Upstream>()}
+  {
+  }
+
+  statistics_resource_adaptor()                                              = delete;
+  statistics_resource_adaptor(statistics_resource_adaptor const&)            = delete;
+  statistics_resource_adaptor(statistics_resource_adaptor&&)                 = delete;
+  statistics_resource_adaptor& operator=(statistics_resource_adaptor const&) = delete;
+  statistics_resource_adaptor& operator=(statistics_resource_adaptor&&)      = delete;
+  ~statistics_resource_adaptor() override                                    = default;
+
+  /**
+   * @brief The upstream resource given at construction.
+   * @return The upstream
+   */
+  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
+  {
+    return upstream_ref();
+  }
+
+  /**
+   * @brief The upstream resource given at construction (hipMM's older name).
+   * @return The upstream
+   */
+  [[nodiscard]] Upstream* get_upstream() const noexcept { return upstream_; }
+
+  /**
+   * @brief The byte counter of the current frame.
+   * @return The counter
+   */
+  [[nodiscard]] counter get_bytes_counter() const { return counters().first; }
+
+  /**
+   * @brief The allocation-count counter of the current frame.
+   * @return The counter
+   */
+  [[nodiscard]] counter get_allocations_counter() const { return counters().second; }
+
+  /**
+   * @brief Starts a new frame of zeroed counters.
+   * @return The (bytes, allocations) counters of the frame below, as they were
+   */
+  std::pair<counter, counter> push_counters()
+  {
+    rmm_statistics_counters c{};
+    rmm::detail::check(rmm_statistics_adaptor_push_counters(handle(), &c));
+    return convert(c);
+  }
+
+  /**
+   * @brief Ends the current frame and folds it into the frame below.
+   * @return The (bytes, allocations) counters of the frame ended
+   * @throws std::out_of_range (as hipMM) when there was no matching push_counters()
+   */
+  std::pair<counter, counter> pop_counters()
+  {
+    rmm_statistics_counters c{};
+    auto const status = rmm_statistics_adaptor_pop_counters(handle(), &c);
+    if (status == RMM_STATUS_INVALID_ARGUMENT) {
+      throw std::out_of_range{rmm::detail::status_message(status)};
+    }
+    rmm::detail::check(status);
+    return convert(c);
+  }
+
+ private:
+  [[nodiscard]] std::pair<counter, counter> counters() const
+  {
+    rmm_statistics_counters c{};
+    rmm::detail::check(rmm_statistics_adaptor_get_counters(handle(), &c));
+    return convert(c);
+  }
+
+  static std::pair<counter, counter> convert(rmm_statistics_counters const& c)
+  {
+    return {counter{c.bytes.value, c.bytes.peak, c.bytes.total},
+            counter{c.allocations.value, c.allocations.peak, c.allocations.total}};
+  }
+
+  static rmm_resource_t create(rmm_resource_t upstream)
+  {
+    rmm_resource_t out = nullptr;
+    rmm::detail::check(rmm_statistics_adaptor_create(upstream, &out));
+    return out;
+  }
+
+  Upstream* upstream_;
+};
+
+}
+RMM_API_NAMESPACE_END
+}  // namespace rmm::mr
