@@ -559,7 +559,7 @@ class basic_resource_ref {
 
 }  // namespace detail
 
-#if RMM_API_GENERATION >= 2510
+#if RMM_DETAIL_API_CCCL_REF_WRAPPERS
 // RMM 25.10 defines the aliases as detail::cccl_resource_ref / detail::cccl_async_resource_ref
 // over the reference types, so both RMM 25.02's and CCCL 3.1's spellings work on them.
 

@@ -1,8 +1,9 @@
 /**
  * @file detail/gen_26_06/device_uvector.hpp
- * @brief RMM 26.06's `rmm::device_uvector<T>`: a typed, uninitialized device array stored in a
- * 26.06 `rmm::device_buffer` (owning `cuda::mr::any_resource`), with reverse iterators
- * (`cuda::std::reverse_iterator`) and conversions to `cuda::std::span`.
+ * @brief RMM 26.06's `rmm::device_uvector<T>`: the constructor set over
+ * rmm/detail/basic_device_uvector.hpp, stored in a 26.06 `rmm::device_buffer` (owning
+ * `cuda::mr::any_resource`, aligned to `alignof(T)` at least), with conversions to
+ * `cuda::std::span`.
  */
 #pragma once
 
@@ -12,9 +13,11 @@
 #if RMM_API_GENERATION >= 2606
 
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/basic_device_uvector.hpp>
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/detail/exec_check_disable.hpp>
+#include <rmm/detail/gen_26_06/container_policy.hpp>
 #include <rmm/device_buffer.hpp>
 #include <rmm/error.hpp>
 #include <rmm/mr/per_device_resource.hpp>
@@ -38,52 +41,15 @@ RMM_API_NAMESPACE_BEGIN
 
 /**
  * @brief An array of `T` in device memory whose elements are not initialized at construction
- * (RMM 26.06).
- *
- * Allocation, reallocation and deallocation are stream-ordered, like `device_buffer` (which
- * stores the elements, aligned to `alignof(T)` at least; `release()` hands it over). Element
- * access from the host goes through copies on a stream: `element()` and `set_element()`
- * synchronize the stream; `set_element_async()` does not, so its source must stay alive until
- * the copy completes (which is why it has no rvalue overload). A moved-from vector is empty.
- *
+ * (RMM 26.06; see detail::basic_device_uvector for the operations).
  * @tparam T Element type; must be trivially copyable
  */
 template <typename T>
-class device_uvector {
-  static_assert(std::is_trivially_copyable_v<T>,
-                "device_uvector only supports types that are trivially copyable.");
-
+class device_uvector
+  : public detail::basic_device_uvector<T, rmm::device_buffer, detail::container_policy> {
  public:
-  using value_type      = T;            ///< The element type
-  using size_type       = std::size_t;  ///< The type of sizes and indices
-  using reference       = T&;           ///< Reference to an element
-  using const_reference = T const&;     ///< Reference to a const element
-  using pointer         = T*;           ///< Pointer to an element
-  using const_pointer   = T const*;     ///< Pointer to a const element
-  using iterator        = pointer;      ///< Iterator (raw device pointer)
-  using const_iterator  = const_pointer;  ///< Const iterator (raw device pointer)
-  using reverse_iterator = cuda::std::reverse_iterator<iterator>;  ///< Reverse iterator
-  using const_reverse_iterator =
-    cuda::std::reverse_iterator<const_iterator>;  ///< Const reverse iterator
-
-  RMM_EXEC_CHECK_DISABLE
-  ~device_uvector() = default;
-  /// @brief Move constructor: takes the elements; the source is left empty.
-  RMM_EXEC_CHECK_DISABLE
-  device_uvector(device_uvector&&) noexcept = default;
-  /// @brief Move assignment: frees this vector's memory, takes the source's. @return *this
-  RMM_EXEC_CHECK_DISABLE
-  device_uvector& operator=(device_uvector&&) noexcept = default;
-  /// @brief Copying needs a stream: use device_uvector(other, stream).
-  device_uvector(device_uvector const&) = delete;
-  /// @brief Copying needs a stream: use device_uvector(other, stream).
-  device_uvector& operator=(device_uvector const&) = delete;
-  /// @brief A vector needs a stream: use device_uvector(0, stream).
-  device_uvector() = delete;
-
   /**
    * @brief Allocates @p size uninitialized elements on @p stream.
-   *
    * @param size Number of elements
    * @param stream Stream of the allocation (and of later operations)
    * @param mr The resource to allocate from; the vector keeps it
@@ -91,16 +57,16 @@ class device_uvector {
    * @throws rmm::logic_error when @p mr is empty
    */
   explicit device_uvector(
-    size_type size,
+    std::size_t size,
     cuda_stream_view stream,
     cuda::mr::any_resource<cuda::mr::device_accessible> mr = mr::get_current_device_resource_ref())
-    : storage_{elements_to_bytes(size), std::alignment_of_v<T>, stream, std::move(mr)}
+    : base{
+        std::in_place, base::elements_to_bytes(size), std::alignment_of_v<T>, stream, std::move(mr)}
   {
   }
 
   /**
    * @brief A copy of @p other's elements in new memory from @p mr, copied on @p stream.
-   *
    * @param other Vector to copy
    * @param stream Stream of the allocation and the copy
    * @param mr The resource to allocate from
@@ -109,253 +75,30 @@ class device_uvector {
     device_uvector const& other,
     cuda_stream_view stream,
     cuda::mr::any_resource<cuda::mr::device_accessible> mr = mr::get_current_device_resource_ref())
-    : storage_{other.storage_, stream, std::move(mr)}
+    : base{std::in_place, other.storage(), stream, std::move(mr)}
   {
   }
-
-  /**
-   * @brief Pointer to element @p element_index (checked only by an assertion).
-   * @param element_index Index of the element
-   * @return Its device address
-   */
-  [[nodiscard]] pointer element_ptr(size_type element_index) noexcept
-  {
-    assert(element_index < size());
-    return data() + element_index;
-  }
-
-  /**
-   * @brief Pointer to element @p element_index (checked only by an assertion).
-   * @param element_index Index of the element
-   * @return Its device address
-   */
-  [[nodiscard]] const_pointer element_ptr(size_type element_index) const noexcept
-  {
-    assert(element_index < size());
-    return data() + element_index;
-  }
-
-  /**
-   * @brief Enqueues a copy of @p value into element @p element_index on @p stream.
-   *
-   * Returns without waiting: @p value must stay alive and unchanged until the copy completes.
-   * @param element_index Index of the element to set
-   * @param value Value to copy from (host memory)
-   * @param stream Stream of the copy
-   * @throws rmm::out_of_range when @p element_index >= size()
-   * @throws rmm::cuda_error when the copy fails
-   */
-  void set_element_async(size_type element_index, value_type const& value, cuda_stream_view stream)
-  {
-    check_index(element_index);
-    detail::check(rmm_memcpy_async(
-      element_ptr(element_index), &value, sizeof(value_type), detail::to_c_stream(stream.value())));
-  }
-
-  /// @brief Deleted: the asynchronous copy would read a temporary after it is destroyed.
-  void set_element_async(size_type, value_type const&&, cuda_stream_view) = delete;
-
-  /**
-   * @brief Enqueues setting all bytes of element @p element_index to zero on @p stream.
-   * @param element_index Index of the element
-   * @param stream Stream of the memset
-   * @throws rmm::out_of_range when @p element_index >= size()
-   */
-  void set_element_to_zero_async(size_type element_index, cuda_stream_view stream)
-  {
-    check_index(element_index);
-    detail::check(rmm_memset_async(
-      element_ptr(element_index), 0, sizeof(value_type), detail::to_c_stream(stream.value())));
-  }
-
-  /**
-   * @brief Copies @p value into element @p element_index and waits for @p stream (a failure
-   * of the wait is reported on stderr, as RMM 26.06 does).
-   * @param element_index Index of the element
-   * @param value Value to copy
-   * @param stream Stream of the copy
-   * @throws rmm::out_of_range when @p element_index >= size()
-   */
-  void set_element(size_type element_index, T const& value, cuda_stream_view stream)
-  {
-    set_element_async(element_index, value, stream);
-    stream.synchronize_no_throw();
-  }
-
-  /**
-   * @brief Copies element @p element_index to the host, waiting for @p stream.
-   * @param element_index Index of the element
-   * @param stream Stream of the copy
-   * @return The element's value
-   * @throws rmm::out_of_range when @p element_index >= size()
-   */
-  [[nodiscard]] value_type element(size_type element_index, cuda_stream_view stream) const
-  {
-    check_index(element_index);
-    value_type value;
-    detail::check(rmm_memcpy_async(
-      &value, element_ptr(element_index), sizeof(value_type), detail::to_c_stream(stream.value())));
-    stream.synchronize();
-    return value;
-  }
-
-  /**
-   * @brief The first element, copied to the host (waits for @p stream).
-   * @param stream Stream of the copy
-   * @return Its value
-   * @throws rmm::out_of_range when the vector is empty
-   */
-  [[nodiscard]] value_type front_element(cuda_stream_view stream) const
-  {
-    return element(0, stream);
-  }
-
-  /**
-   * @brief The last element, copied to the host (waits for @p stream).
-   * @param stream Stream of the copy
-   * @return Its value
-   * @throws rmm::out_of_range when the vector is empty
-   */
-  [[nodiscard]] value_type back_element(cuda_stream_view stream) const
-  {
-    RMM_EXPECTS(!is_empty(),
-                "device_uvector: back_element of an empty vector; resize it first",
-                rmm::out_of_range);
-    return element(size() - 1, stream);
-  }
-
-  /**
-   * @brief Grows the capacity to at least @p new_capacity elements, keeping the contents.
-   * @param new_capacity Elements of capacity wanted
-   * @param stream Stream of the reallocation and its copy (becomes the vector's stream)
-   */
-  void reserve(size_type new_capacity, cuda_stream_view stream)
-  {
-    storage_.reserve(elements_to_bytes(new_capacity), stream);
-  }
-
-  /**
-   * @brief Changes the size to @p new_size elements; new elements are uninitialized.
-   * @param new_size The new number of elements
-   * @param stream Stream of a reallocation and its copy (becomes the vector's stream)
-   */
-  void resize(size_type new_size, cuda_stream_view stream)
-  {
-    storage_.resize(elements_to_bytes(new_size), stream);
-  }
-
-  /**
-   * @brief Reallocates so that the capacity equals the size.
-   * @param stream Stream of the reallocation and its copy (becomes the vector's stream)
-   */
-  void shrink_to_fit(cuda_stream_view stream) { storage_.shrink_to_fit(stream); }
-
-  /**
-   * @brief Hands the storage over; the vector is left empty.
-   * @return The buffer that held the elements
-   */
-  device_buffer release() noexcept { return std::move(storage_); }
-
-  /// @brief Elements the memory can hold. @return The capacity
-  [[nodiscard]] size_type capacity() const noexcept { return storage_.capacity() / sizeof(T); }
-
-  /// @brief The elements (null when the capacity is 0). @return Device pointer
-  [[nodiscard]] pointer data() noexcept { return static_cast<pointer>(storage_.data()); }
-
-  /// @brief The elements (null when the capacity is 0). @return Device pointer
-  [[nodiscard]] const_pointer data() const noexcept
-  {
-    return static_cast<const_pointer>(storage_.data());
-  }
-
-  /// @brief Iterator (device pointer) to the first element. @return data()
-  [[nodiscard]] iterator begin() noexcept { return data(); }
-  /// @brief Const iterator (device pointer) to the first element. @return data()
-  [[nodiscard]] const_iterator cbegin() const noexcept { return data(); }
-  /// @brief Const iterator (device pointer) to the first element. @return data()
-  [[nodiscard]] const_iterator begin() const noexcept { return cbegin(); }
-  /// @brief Iterator (device pointer) past the last element. @return data() + size()
-  [[nodiscard]] iterator end() noexcept { return data() + size(); }
-  /// @brief Const iterator (device pointer) past the last element. @return data() + size()
-  [[nodiscard]] const_iterator cend() const noexcept { return data() + size(); }
-  /// @brief Const iterator (device pointer) past the last element. @return data() + size()
-  [[nodiscard]] const_iterator end() const noexcept { return cend(); }
-  /// @brief Reverse iterator to the last element. @return reverse_iterator(end())
-  [[nodiscard]] reverse_iterator rbegin() noexcept { return reverse_iterator(end()); }
-  /// @brief Const reverse iterator to the last element. @return const_reverse_iterator(cend())
-  [[nodiscard]] const_reverse_iterator crbegin() const noexcept
-  {
-    return const_reverse_iterator(cend());
-  }
-  /// @brief Const reverse iterator to the last element. @return crbegin()
-  [[nodiscard]] const_reverse_iterator rbegin() const noexcept { return crbegin(); }
-  /// @brief Reverse iterator before the first element. @return reverse_iterator(begin())
-  [[nodiscard]] reverse_iterator rend() noexcept { return reverse_iterator(begin()); }
-  /// @brief Const reverse iterator before the first element. @return const_reverse_iterator(begin())
-  [[nodiscard]] const_reverse_iterator crend() const noexcept
-  {
-    return const_reverse_iterator(begin());
-  }
-  /// @brief Const reverse iterator before the first element. @return crend()
-  [[nodiscard]] const_reverse_iterator rend() const noexcept { return crend(); }
-
-  /// @brief Number of elements. @return The size
-  [[nodiscard]] size_type size() const noexcept { return storage_.size() / sizeof(T); }
-
-  /// @brief Number of elements, signed. @return The size
-  [[nodiscard]] std::int64_t ssize() const noexcept
-  {
-    assert(size() < static_cast<size_type>(std::numeric_limits<std::int64_t>::max()) &&
-           "Size overflows signed integer");
-    return static_cast<std::int64_t>(size());
-  }
-
-  /// @brief Whether there are no elements. @return true when empty
-  [[nodiscard]] bool is_empty() const noexcept { return size() == 0; }
 
   /// @brief The elements as a span of const (device memory). @return The span
   [[nodiscard]] operator cuda::std::span<T const>() const noexcept
   {
-    return cuda::std::span<T const>(data(), size());
+    return cuda::std::span<T const>(this->data(), this->size());
   }
 
   /// @brief The elements as a span (device memory). @return The span
-  [[nodiscard]] operator cuda::std::span<T>() noexcept { return cuda::std::span<T>(data(), size()); }
+  [[nodiscard]] operator cuda::std::span<T>() noexcept
+  {
+    return cuda::std::span<T>(this->data(), this->size());
+  }
 
   /// @brief A reference to the resource the storage holds. @return The reference
   [[nodiscard]] rmm::device_async_resource_ref memory_resource() noexcept
   {
-    return storage_.memory_resource();
+    return this->storage().memory_resource();
   }
-
-  /// @brief The stream of the most recent operation. @return The stream
-  [[nodiscard]] cuda_stream_view stream() const noexcept { return storage_.stream(); }
-
-  /**
-   * @brief Sets the stream later reallocations and the deallocation use.
-   * @param stream The new stream
-   */
-  void set_stream(cuda_stream_view stream) noexcept { storage_.set_stream(stream); }
 
  private:
-  static size_type elements_to_bytes(size_type num_elements)
-  {
-    RMM_EXPECTS(num_elements <= std::numeric_limits<size_type>::max() / sizeof(T),
-                "device_uvector: " + std::to_string(num_elements) + " elements of " +
-                  std::to_string(sizeof(T)) + " bytes overflow std::size_t",
-                rmm::bad_alloc);
-    return num_elements * sizeof(T);
-  }
-
-  void check_index(size_type element_index) const
-  {
-    RMM_EXPECTS(element_index < size(),
-                "device_uvector: element " + std::to_string(element_index) +
-                  " is out of bounds of a vector of size " + std::to_string(size()),
-                rmm::out_of_range);
-  }
-
-  device_buffer storage_{};
+  using base = detail::basic_device_uvector<T, rmm::device_buffer, detail::container_policy>;
 };
 
 RMM_API_NAMESPACE_END
