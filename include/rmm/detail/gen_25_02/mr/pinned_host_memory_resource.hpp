@@ -37,18 +37,12 @@ class pinned_host_memory_resource final : public detail::handle_resource {
    * @throws rmm::cuda_error when no runtime is available
    */
   pinned_host_memory_resource()
-    : handle_resource{detail::adopt_handle, detail::create_handle(&rmm_pinned_host_create)}
+    : handle_resource{detail::adopt_handle, detail::make_handle(rmm_pinned_host_create)}
   {
   }
 
-  /**
-   * @brief Takes over an existing handle (one reference) of this kind of resource.
-   * @param handle The handle
-   */
-  pinned_host_memory_resource(detail::adopt_handle_t, rmm_resource_t handle) noexcept
-    : handle_resource{detail::adopt_handle, handle}
-  {
-  }
+  /// @brief Takes over an existing handle (one reference) of this kind of resource.
+  using handle_resource::handle_resource;
 
   // The static functions below hide the base class's overloads of the same names; these keep
   // allocate(bytes, stream) and CCCL 3.1's stream-first forms reachable on this type. (A

@@ -46,7 +46,7 @@ struct callback_functions {
   static std::uint32_t do_allocate(void* ctx, std::size_t bytes, rmm_stream_t stream, void** out) noexcept
   {
     auto* self = static_cast<callback_functions*>(ctx);
-    return status_of([&] {
+    return translate_exceptions([&] {
       *out = self->allocate(bytes, cuda_stream_view{reinterpret_cast<cudaStream_t>(stream)}, self->allocate_arg);
     });
   }
@@ -55,7 +55,7 @@ struct callback_functions {
   static std::uint32_t do_deallocate(void* ctx, void* ptr, std::size_t bytes, rmm_stream_t stream) noexcept
   {
     auto* self = static_cast<callback_functions*>(ctx);
-    return status_of([&] {
+    return translate_exceptions([&] {
       self->deallocate(ptr, bytes, cuda_stream_view{reinterpret_cast<cudaStream_t>(stream)}, self->deallocate_arg);
     });
   }

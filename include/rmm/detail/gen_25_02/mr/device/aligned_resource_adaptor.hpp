@@ -10,6 +10,7 @@
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/handle_resource.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/upstream_handle.hpp>
+#include <rmm/detail/gen_25_02/mr/device/detail/upstream_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
@@ -39,8 +40,7 @@ namespace mr {
  * @tparam Upstream Type of the upstream resource (a device_memory_resource)
  */
 template <typename Upstream>
-class aligned_resource_adaptor final : private detail::upstream_handle_holder,
-                                       public detail::handle_resource {
+class aligned_resource_adaptor final : public detail::upstream_resource<Upstream> {
  public:
   /// @brief The default threshold: every allocation gets the larger alignment.
   static constexpr std::size_t default_alignment_threshold = 0;
@@ -56,10 +56,7 @@ class aligned_resource_adaptor final : private detail::upstream_handle_holder,
   explicit aligned_resource_adaptor(Upstream* upstream,
                                     std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT,
                                     std::size_t alignment_threshold = default_alignment_threshold)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle,
-                      create(upstream_handle(), alignment, alignment_threshold)},
-      upstream_{upstream}
+    : detail::upstream_resource<Upstream>{upstream, &create, alignment, alignment_threshold}
   {
   }
 
@@ -74,49 +71,21 @@ class aligned_resource_adaptor final : private detail::upstream_handle_holder,
   explicit aligned_resource_adaptor(device_async_resource_ref upstream,
                                     std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT,
                                     std::size_t alignment_threshold = default_alignment_threshold)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle,
-                      create(upstream_handle(), alignment, alignment_threshold)},
-      upstream_{upstream_ptr<Upstream>()}
+    : detail::upstream_resource<Upstream>{upstream, &create, alignment, alignment_threshold}
   {
   }
-
-  aligned_resource_adaptor()                                           = delete;
-  aligned_resource_adaptor(aligned_resource_adaptor const&)            = delete;
-  aligned_resource_adaptor(aligned_resource_adaptor&&)                 = delete;
-  aligned_resource_adaptor& operator=(aligned_resource_adaptor const&) = delete;
-  aligned_resource_adaptor& operator=(aligned_resource_adaptor&&)      = delete;
-  ~aligned_resource_adaptor() override                                 = default;
-
-  /**
-   * @brief The upstream resource given at construction.
-   * @return The upstream
-   */
-  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return upstream_ref();
-  }
-
-  /**
-   * @brief The upstream resource given at construction (hipMM's older name).
-   * @return The upstream
-   */
-  [[nodiscard]] Upstream* get_upstream() const noexcept { return upstream_; }
 
  private:
-  static rmm_resource_t create(rmm_resource_t upstream,
-                               std::size_t alignment,
-                               std::size_t alignment_threshold)
+  static rmm_status_t create(rmm_resource_t upstream,
+                             std::size_t alignment,
+                             std::size_t alignment_threshold,
+                             rmm_resource_t* out)
   {
-    rmm_resource_t out = nullptr;
     // RMM 25.10 raises smaller power-of-two alignments to the device's 256 bytes; RMM 25.02
     // accepts them and its memory is 256-byte aligned anyway, so the same holds for 25.02.
     if (rmm::is_pow2(alignment)) { alignment = std::max(alignment, rmm::CUDA_ALLOCATION_ALIGNMENT); }
-    rmm::detail::check(rmm_aligned_adaptor_create(upstream, alignment, alignment_threshold, &out));
-    return out;
+    return rmm_aligned_adaptor_create(upstream, alignment, alignment_threshold, out);
   }
-
-  Upstream* upstream_;
 };
 
 }

@@ -10,6 +10,7 @@
 #include <rmm/detail/error.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/handle_resource.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/upstream_handle.hpp>
+#include <rmm/detail/gen_25_02/mr/device/detail/upstream_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
@@ -40,8 +41,7 @@ namespace mr {
  * @tparam Upstream Type of the upstream resource (a device_memory_resource)
  */
 template <typename Upstream>
-class arena_memory_resource final : private detail::upstream_handle_holder,
-                                    public detail::handle_resource {
+class arena_memory_resource final : public detail::upstream_resource<Upstream> {
  public:
   /**
    * @brief Creates the resource over @p upstream.
@@ -55,10 +55,7 @@ class arena_memory_resource final : private detail::upstream_handle_holder,
   explicit arena_memory_resource(Upstream* upstream,
                                  std::optional<std::size_t> arena_size = std::nullopt,
                                  bool dump_log_on_failure              = false)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle,
-                      create(upstream_handle(), arena_size, dump_log_on_failure)},
-      upstream_{upstream}
+    : detail::upstream_resource<Upstream>{upstream, &create, arena_size, dump_log_on_failure}
   {
   }
 
@@ -74,32 +71,8 @@ class arena_memory_resource final : private detail::upstream_handle_holder,
   explicit arena_memory_resource(device_async_resource_ref upstream,
                                  std::optional<std::size_t> arena_size = std::nullopt,
                                  bool dump_log_on_failure              = false)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle,
-                      create(upstream_handle(), arena_size, dump_log_on_failure)},
-      upstream_{upstream_ptr<Upstream>()}
+    : detail::upstream_resource<Upstream>{upstream, &create, arena_size, dump_log_on_failure}
   {
-  }
-
-  arena_memory_resource(arena_memory_resource const&)            = delete;
-  arena_memory_resource(arena_memory_resource&&)                 = delete;
-  arena_memory_resource& operator=(arena_memory_resource const&) = delete;
-  arena_memory_resource& operator=(arena_memory_resource&&)      = delete;
-  ~arena_memory_resource() override                              = default;
-
-  /**
-   * @brief The upstream resource given at construction.
-   * @return The upstream
-   */
-  [[nodiscard]] Upstream* get_upstream() const noexcept { return upstream_; }
-
-  /**
-   * @brief The upstream resource given at construction.
-   * @return The upstream
-   */
-  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return upstream_ref();
   }
 
   /**
@@ -119,22 +92,18 @@ class arena_memory_resource final : private detail::upstream_handle_holder,
   {
     std::size_t size = 0;
     std::size_t free = 0;
-    rmm::detail::check(rmm_arena_get_sizes(handle(), &size, &free));
+    rmm::detail::check(rmm_arena_get_sizes(this->handle(), &size, &free));
     return {size, free};
   }
 
-  static rmm_resource_t create(rmm_resource_t upstream,
-                               std::optional<std::size_t> arena_size,
-                               bool dump_log_on_failure)
+  static rmm_status_t create(rmm_resource_t upstream,
+                             std::optional<std::size_t> arena_size,
+                             bool dump_log_on_failure,
+                             rmm_resource_t* out)
   {
     RMM_EXPECTS(!arena_size.has_value() || *arena_size != 0, "arena_size must be positive");
-    rmm_resource_t out = nullptr;
-    rmm::detail::check(
-      rmm_arena_create(upstream, arena_size.value_or(0), dump_log_on_failure, &out));
-    return out;
+    return rmm_arena_create(upstream, arena_size.value_or(0), dump_log_on_failure, out);
   }
-
-  Upstream* upstream_;
 };
 
 }

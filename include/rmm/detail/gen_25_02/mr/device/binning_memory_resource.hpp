@@ -11,6 +11,7 @@
 #include <rmm/detail/error.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/handle_resource.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/upstream_handle.hpp>
+#include <rmm/detail/gen_25_02/mr/device/detail/upstream_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
@@ -44,8 +45,7 @@ namespace mr {
  * @tparam Upstream Type of the upstream resource (a device_memory_resource)
  */
 template <typename Upstream>
-class binning_memory_resource final : private detail::upstream_handle_holder,
-                                      public detail::handle_resource {
+class binning_memory_resource final : public detail::upstream_resource<Upstream> {
  public:
   /**
    * @brief Creates the resource over @p upstream with no bins (add them with add_bin()).
@@ -53,9 +53,7 @@ class binning_memory_resource final : private detail::upstream_handle_holder,
    * @throws rmm::logic_error when @p upstream is null
    */
   explicit binning_memory_resource(Upstream* upstream)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle, create(upstream_handle(), -1, -1)},
-      upstream_{upstream}
+    : detail::upstream_resource<Upstream>{upstream, rmm_binning_create, -1, -1}
   {
   }
 
@@ -65,9 +63,7 @@ class binning_memory_resource final : private detail::upstream_handle_holder,
    * @throws rmm::logic_error when @p upstream is null
    */
   explicit binning_memory_resource(device_async_resource_ref upstream)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle, create(upstream_handle(), -1, -1)},
-      upstream_{upstream_ptr<Upstream>()}
+    : detail::upstream_resource<Upstream>{upstream, rmm_binning_create, -1, -1}
   {
   }
 
@@ -82,11 +78,8 @@ class binning_memory_resource final : private detail::upstream_handle_holder,
   binning_memory_resource(Upstream* upstream,
                           std::int8_t min_size_exponent,
                           std::int8_t max_size_exponent)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle,
-                      create(upstream_handle(), checked_exponent(min_size_exponent),
-                             checked_exponents(min_size_exponent, max_size_exponent))},
-      upstream_{upstream}
+    : detail::upstream_resource<Upstream>{
+        upstream, rmm_binning_create, checked_exponent(min_size_exponent), checked_exponents(min_size_exponent, max_size_exponent)}
   {
   }
 
@@ -101,33 +94,9 @@ class binning_memory_resource final : private detail::upstream_handle_holder,
   binning_memory_resource(device_async_resource_ref upstream,
                           std::int8_t min_size_exponent,
                           std::int8_t max_size_exponent)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle,
-                      create(upstream_handle(), checked_exponent(min_size_exponent),
-                             checked_exponents(min_size_exponent, max_size_exponent))},
-      upstream_{upstream_ptr<Upstream>()}
+    : detail::upstream_resource<Upstream>{
+        upstream, rmm_binning_create, checked_exponent(min_size_exponent), checked_exponents(min_size_exponent, max_size_exponent)}
   {
-  }
-
-  binning_memory_resource(binning_memory_resource const&)            = delete;
-  binning_memory_resource(binning_memory_resource&&)                 = delete;
-  binning_memory_resource& operator=(binning_memory_resource const&) = delete;
-  binning_memory_resource& operator=(binning_memory_resource&&)      = delete;
-  ~binning_memory_resource() override                                = default;
-
-  /**
-   * @brief The upstream resource given at construction.
-   * @return The upstream
-   */
-  [[nodiscard]] Upstream* get_upstream() const noexcept { return upstream_; }
-
-  /**
-   * @brief The upstream resource given at construction.
-   * @return The upstream
-   */
-  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return upstream_ref();
   }
 
   /**
@@ -139,8 +108,8 @@ class binning_memory_resource final : private detail::upstream_handle_holder,
    */
   void add_bin(std::size_t allocation_size, device_memory_resource* bin_resource)
   {
-    rmm_resource_t bin = bin_resource == nullptr ? nullptr : keep_handle(bin_resource);
-    rmm::detail::check(rmm_binning_add_bin(handle(), allocation_size, bin));
+    rmm_resource_t bin = bin_resource == nullptr ? nullptr : this->keep_handle(bin_resource);
+    rmm::detail::check(rmm_binning_add_bin(this->handle(), allocation_size, bin));
   }
 
   /**
@@ -153,8 +122,8 @@ class binning_memory_resource final : private detail::upstream_handle_holder,
   void add_bin(std::size_t allocation_size,
                std::optional<device_async_resource_ref> bin_resource = std::nullopt)
   {
-    rmm_resource_t bin = bin_resource.has_value() ? keep_handle(*bin_resource) : nullptr;
-    rmm::detail::check(rmm_binning_add_bin(handle(), allocation_size, bin));
+    rmm_resource_t bin = bin_resource.has_value() ? this->keep_handle(*bin_resource) : nullptr;
+    rmm::detail::check(rmm_binning_add_bin(this->handle(), allocation_size, bin));
   }
 
  private:
@@ -175,14 +144,6 @@ class binning_memory_resource final : private detail::upstream_handle_holder,
     return checked_exponent(max_size_exponent);
   }
 
-  static rmm_resource_t create(rmm_resource_t upstream, std::int32_t min_exp, std::int32_t max_exp)
-  {
-    rmm_resource_t out = nullptr;
-    rmm::detail::check(rmm_binning_create(upstream, min_exp, max_exp, &out));
-    return out;
-  }
-
-  Upstream* upstream_;
 };
 
 }

@@ -72,7 +72,7 @@ inline vtable_status_t callback_allocate(void* ctx,
                            " bytes"};
     }
     *out = ptr;
-  }));
+  }, unknown_exception));
 }
 
 /// @brief Vtable deallocate entry of callback_memory_resource.
@@ -90,7 +90,7 @@ inline vtable_status_t callback_deallocate(void* ctx,
   return static_cast<vtable_status_t>(translate_exceptions([&] {
     context->deallocate(
       ptr, bytes, cuda_stream_view{rmm::detail::from_c_stream(stream)}, context->deallocate_arg);
-  }));
+  }, unknown_exception));
 }
 
 /// @brief Vtable destroy entry of callback_memory_resource.

@@ -30,18 +30,12 @@ class cuda_async_managed_memory_resource final : public detail::handle_resource 
    * @throws rmm::logic_error when the runtime has no managed memory pools
    */
   cuda_async_managed_memory_resource()
-    : handle_resource{detail::adopt_handle, detail::create_handle(&rmm_async_managed_create)}
+    : handle_resource{detail::adopt_handle, detail::make_handle(rmm_async_managed_create)}
   {
   }
 
-  /**
-   * @brief Takes over an existing handle (one reference) of this kind of resource.
-   * @param handle The handle
-   */
-  cuda_async_managed_memory_resource(detail::adopt_handle_t, rmm_resource_t handle) noexcept
-    : handle_resource{detail::adopt_handle, handle}
-  {
-  }
+  /// @brief Takes over an existing handle (one reference) of this kind of resource.
+  using handle_resource::handle_resource;
 
   /**
    * @brief The pool this resource allocates from.

@@ -43,14 +43,8 @@ class cuda_async_view_memory_resource final : public detail::handle_resource {
   {
   }
 
-  /**
-   * @brief Takes over an existing handle (one reference) of this kind of resource.
-   * @param handle The handle
-   */
-  cuda_async_view_memory_resource(detail::adopt_handle_t, rmm_resource_t handle) noexcept
-    : handle_resource{detail::adopt_handle, handle}
-  {
-  }
+  /// @brief Takes over an existing handle (one reference) of this kind of resource.
+  using handle_resource::handle_resource;
 
   /**
    * @brief The pool this resource allocates from.

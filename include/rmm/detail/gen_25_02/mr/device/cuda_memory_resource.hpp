@@ -30,16 +30,10 @@ class cuda_memory_resource final : public detail::handle_resource {
    * @brief Creates the resource for the current device.
    * @throws rmm::cuda_error when no runtime is available
    */
-  cuda_memory_resource() : handle_resource{detail::adopt_handle, detail::create_handle(&rmm_cuda_create)} {}
+  cuda_memory_resource() : handle_resource{detail::adopt_handle, detail::make_handle(rmm_cuda_create)} {}
 
-  /**
-   * @brief Takes over an existing handle (one reference) of this kind of resource.
-   * @param handle The handle
-   */
-  cuda_memory_resource(detail::adopt_handle_t, rmm_resource_t handle) noexcept
-    : handle_resource{detail::adopt_handle, handle}
-  {
-  }
+  /// @brief Takes over an existing handle (one reference) of this kind of resource.
+  using handle_resource::handle_resource;
 };
 
 }

@@ -13,6 +13,7 @@
 #include <rmm/error.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/handle_resource.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/upstream_handle.hpp>
+#include <rmm/detail/gen_25_02/mr/device/detail/upstream_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
@@ -55,8 +56,7 @@ using failure_callback_t = std::function<bool(std::size_t, void*)>;
  * @tparam ExceptionType The failure that triggers the callback
  */
 template <typename Upstream, typename ExceptionType = rmm::out_of_memory>
-class failure_callback_resource_adaptor final : private detail::upstream_handle_holder,
-                                                public detail::handle_resource {
+class failure_callback_resource_adaptor final : public detail::upstream_resource<Upstream> {
  public:
   /// @brief The exception type of hipMM's template parameter.
   using exception_type = ExceptionType;
@@ -75,17 +75,10 @@ class failure_callback_resource_adaptor final : private detail::upstream_handle_
   failure_callback_resource_adaptor(Upstream* upstream,
                                     failure_callback_t callback,
                                     void* callback_arg)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle, nullptr},
-      upstream_{upstream},
+    : detail::upstream_resource<Upstream>{upstream, &create, this, static_cast<bool>(callback)},
       callback_{std::move(callback)},
       callback_arg_{callback_arg}
   {
-    RMM_EXPECTS(static_cast<bool>(callback_), "failure callback must not be empty");
-    rmm_resource_t out = nullptr;
-    rmm::detail::check(rmm_failure_callback_adaptor_create_ex(
-      upstream_handle(), &trampoline, this, retry_flags, &out));
-    static_cast<handle_resource&>(*this) = handle_resource{detail::adopt_handle, out};
   }
 
   /**
@@ -98,42 +91,23 @@ class failure_callback_resource_adaptor final : private detail::upstream_handle_
   failure_callback_resource_adaptor(device_async_resource_ref upstream,
                                     failure_callback_t callback,
                                     void* callback_arg)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle, nullptr},
-      upstream_{upstream_ptr<Upstream>()},
+    : detail::upstream_resource<Upstream>{upstream, &create, this, static_cast<bool>(callback)},
       callback_{std::move(callback)},
       callback_arg_{callback_arg}
   {
-    RMM_EXPECTS(static_cast<bool>(callback_), "failure callback must not be empty");
-    rmm_resource_t out = nullptr;
-    rmm::detail::check(rmm_failure_callback_adaptor_create_ex(
-      upstream_handle(), &trampoline, this, retry_flags, &out));
-    static_cast<handle_resource&>(*this) = handle_resource{detail::adopt_handle, out};
   }
-
-  failure_callback_resource_adaptor()                                                    = delete;
-  failure_callback_resource_adaptor(failure_callback_resource_adaptor const&)            = delete;
-  failure_callback_resource_adaptor(failure_callback_resource_adaptor&&)                 = delete;
-  failure_callback_resource_adaptor& operator=(failure_callback_resource_adaptor const&) = delete;
-  failure_callback_resource_adaptor& operator=(failure_callback_resource_adaptor&&)      = delete;
-  ~failure_callback_resource_adaptor() override                                          = default;
-
-  /**
-   * @brief The upstream resource given at construction.
-   * @return The upstream
-   */
-  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return upstream_ref();
-  }
-
-  /**
-   * @brief The upstream resource given at construction (hipMM's older name).
-   * @return The upstream
-   */
-  [[nodiscard]] Upstream* get_upstream() const noexcept { return upstream_; }
 
  private:
+  // The handle calls back into this object only when an allocation fails, once it is built.
+  static rmm_status_t create(rmm_resource_t upstream,
+                             failure_callback_resource_adaptor* self,
+                             bool has_callback,
+                             rmm_resource_t* out)
+  {
+    RMM_EXPECTS(has_callback, "failure callback must not be empty");
+    return rmm_failure_callback_adaptor_create_ex(upstream, &trampoline, self, retry_flags, out);
+  }
+
   /// Called from the Rust core; never lets an exception through the C ABI: it is kept for
   /// the allocating thread and rethrown by do_allocate.
   static bool trampoline(std::size_t bytes, void* arg) noexcept
@@ -152,7 +126,7 @@ class failure_callback_resource_adaptor final : private detail::upstream_handle_
   {
     void* ptr = nullptr;
     auto const status =
-      rmm_allocate_async(handle(), bytes, rmm::detail::to_c_stream(stream.value()), &ptr);
+      rmm_allocate_async(this->handle(), bytes, rmm::detail::to_c_stream(stream.value()), &ptr);
     if (status != RMM_STATUS_SUCCESS) {
       std::exception_ptr thrown;
       {
@@ -172,10 +146,9 @@ class failure_callback_resource_adaptor final : private detail::upstream_handle_
   void do_deallocate(void* ptr, std::size_t bytes, cuda_stream_view stream) override
   {
     rmm::detail::check(
-      rmm_deallocate_async(handle(), ptr, bytes, rmm::detail::to_c_stream(stream.value())));
+      rmm_deallocate_async(this->handle(), ptr, bytes, rmm::detail::to_c_stream(stream.value())));
   }
 
-  Upstream* upstream_;
   failure_callback_t callback_;
   void* callback_arg_;
   std::mutex mutex_;

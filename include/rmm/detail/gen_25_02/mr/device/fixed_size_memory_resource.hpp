@@ -10,6 +10,7 @@
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/handle_resource.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/upstream_handle.hpp>
+#include <rmm/detail/gen_25_02/mr/device/detail/upstream_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
@@ -42,8 +43,7 @@ namespace mr {
  * @tparam Upstream Type of the upstream resource (a device_memory_resource)
  */
 template <typename Upstream>
-class fixed_size_memory_resource final : private detail::upstream_handle_holder,
-                                         public detail::handle_resource {
+class fixed_size_memory_resource final : public detail::upstream_resource<Upstream> {
  public:
   /// @brief Default block size: 1 MiB.
   static constexpr std::size_t default_block_size = std::size_t{1} << 20;
@@ -61,10 +61,7 @@ class fixed_size_memory_resource final : private detail::upstream_handle_holder,
   explicit fixed_size_memory_resource(Upstream* upstream,
                                       std::size_t block_size            = default_block_size,
                                       std::size_t blocks_to_preallocate = default_blocks_to_preallocate)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle,
-                      create(upstream_handle(), block_size, blocks_to_preallocate)},
-      upstream_{upstream}
+    : detail::upstream_resource<Upstream>{upstream, &create, block_size, blocks_to_preallocate}
   {
   }
 
@@ -79,32 +76,8 @@ class fixed_size_memory_resource final : private detail::upstream_handle_holder,
   explicit fixed_size_memory_resource(device_async_resource_ref upstream,
                                       std::size_t block_size            = default_block_size,
                                       std::size_t blocks_to_preallocate = default_blocks_to_preallocate)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle,
-                      create(upstream_handle(), block_size, blocks_to_preallocate)},
-      upstream_{upstream_ptr<Upstream>()}
+    : detail::upstream_resource<Upstream>{upstream, &create, block_size, blocks_to_preallocate}
   {
-  }
-
-  fixed_size_memory_resource(fixed_size_memory_resource const&)            = delete;
-  fixed_size_memory_resource(fixed_size_memory_resource&&)                 = delete;
-  fixed_size_memory_resource& operator=(fixed_size_memory_resource const&) = delete;
-  fixed_size_memory_resource& operator=(fixed_size_memory_resource&&)      = delete;
-  ~fixed_size_memory_resource() override                                   = default;
-
-  /**
-   * @brief The upstream resource given at construction.
-   * @return The upstream
-   */
-  [[nodiscard]] Upstream* get_upstream() const noexcept { return upstream_; }
-
-  /**
-   * @brief The upstream resource given at construction.
-   * @return The upstream
-   */
-  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return upstream_ref();
   }
 
   /**
@@ -114,23 +87,20 @@ class fixed_size_memory_resource final : private detail::upstream_handle_holder,
   [[nodiscard]] std::size_t get_block_size() const
   {
     std::size_t size = 0;
-    rmm::detail::check(rmm_fixed_size_get_block_size(handle(), &size));
+    rmm::detail::check(rmm_fixed_size_get_block_size(this->handle(), &size));
     return size;
   }
 
  private:
-  static rmm_resource_t create(rmm_resource_t upstream,
-                               std::size_t block_size,
-                               std::size_t blocks_to_preallocate)
+  static rmm_status_t create(rmm_resource_t upstream,
+                             std::size_t block_size,
+                             std::size_t blocks_to_preallocate,
+                             rmm_resource_t* out)
   {
     RMM_EXPECTS(block_size != 0, "block_size must be positive");
     RMM_EXPECTS(blocks_to_preallocate != 0, "blocks_to_preallocate must be positive");
-    rmm_resource_t out = nullptr;
-    rmm::detail::check(rmm_fixed_size_create(upstream, block_size, blocks_to_preallocate, &out));
-    return out;
+    return rmm_fixed_size_create(upstream, block_size, blocks_to_preallocate, out);
   }
-
-  Upstream* upstream_;
 };
 
 }

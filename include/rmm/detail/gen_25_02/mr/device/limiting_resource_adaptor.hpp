@@ -10,6 +10,7 @@
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/handle_resource.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/upstream_handle.hpp>
+#include <rmm/detail/gen_25_02/mr/device/detail/upstream_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
@@ -35,8 +36,7 @@ namespace mr {
  * @tparam Upstream Type of the upstream resource (a device_memory_resource)
  */
 template <typename Upstream>
-class limiting_resource_adaptor final : private detail::upstream_handle_holder,
-                                        public detail::handle_resource {
+class limiting_resource_adaptor final : public detail::upstream_resource<Upstream> {
  public:
   /**
    * @brief Creates the adaptor over @p upstream.
@@ -48,9 +48,8 @@ class limiting_resource_adaptor final : private detail::upstream_handle_holder,
   limiting_resource_adaptor(Upstream* upstream,
                             std::size_t allocation_limit,
                             std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle, create(upstream_handle(), allocation_limit, alignment)},
-      upstream_{upstream}
+    : detail::upstream_resource<Upstream>{
+        upstream, rmm_limiting_adaptor_create, allocation_limit, alignment}
   {
   }
 
@@ -64,33 +63,10 @@ class limiting_resource_adaptor final : private detail::upstream_handle_holder,
   limiting_resource_adaptor(device_async_resource_ref upstream,
                             std::size_t allocation_limit,
                             std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle, create(upstream_handle(), allocation_limit, alignment)},
-      upstream_{upstream_ptr<Upstream>()}
+    : detail::upstream_resource<Upstream>{
+        upstream, rmm_limiting_adaptor_create, allocation_limit, alignment}
   {
   }
-
-  limiting_resource_adaptor()                                            = delete;
-  limiting_resource_adaptor(limiting_resource_adaptor const&)            = delete;
-  limiting_resource_adaptor(limiting_resource_adaptor&&)                 = delete;
-  limiting_resource_adaptor& operator=(limiting_resource_adaptor const&) = delete;
-  limiting_resource_adaptor& operator=(limiting_resource_adaptor&&)      = delete;
-  ~limiting_resource_adaptor() override                                  = default;
-
-  /**
-   * @brief The upstream resource given at construction.
-   * @return The upstream
-   */
-  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return upstream_ref();
-  }
-
-  /**
-   * @brief The upstream resource given at construction (hipMM's older name).
-   * @return The upstream
-   */
-  [[nodiscard]] Upstream* get_upstream() const noexcept { return upstream_; }
 
   /**
    * @brief Bytes currently allocated (each request rounded up to the alignment).
@@ -99,7 +75,7 @@ class limiting_resource_adaptor final : private detail::upstream_handle_holder,
   [[nodiscard]] std::size_t get_allocated_bytes() const
   {
     std::size_t bytes = 0;
-    rmm::detail::check(rmm_limiting_adaptor_get_allocated_bytes(handle(), &bytes));
+    rmm::detail::check(rmm_limiting_adaptor_get_allocated_bytes(this->handle(), &bytes));
     return bytes;
   }
 
@@ -110,19 +86,9 @@ class limiting_resource_adaptor final : private detail::upstream_handle_holder,
   [[nodiscard]] std::size_t get_allocation_limit() const
   {
     std::size_t limit = 0;
-    rmm::detail::check(rmm_limiting_adaptor_get_allocation_limit(handle(), &limit));
+    rmm::detail::check(rmm_limiting_adaptor_get_allocation_limit(this->handle(), &limit));
     return limit;
   }
-
- private:
-  static rmm_resource_t create(rmm_resource_t upstream, std::size_t limit, std::size_t alignment)
-  {
-    rmm_resource_t out = nullptr;
-    rmm::detail::check(rmm_limiting_adaptor_create(upstream, limit, alignment, &out));
-    return out;
-  }
-
-  Upstream* upstream_;
 };
 
 }

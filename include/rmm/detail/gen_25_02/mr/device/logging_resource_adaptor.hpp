@@ -20,6 +20,7 @@
 #include <rmm/logger.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/handle_resource.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/upstream_handle.hpp>
+#include <rmm/detail/gen_25_02/mr/device/detail/upstream_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
@@ -124,9 +125,8 @@ inline void write_log_to_ostream(char const* data, std::size_t len, void* arg) n
  * @tparam Upstream Type of the upstream resource
  */
 template <typename Upstream>
-class logging_resource_adaptor final : private detail::upstream_handle_holder,
-                                       private detail::logging_sink_holder,
-                                       public detail::handle_resource {
+class logging_resource_adaptor final : private detail::logging_sink_holder,
+                                       public detail::upstream_resource<Upstream> {
  public:
   /**
    * @brief Logs to @p filename (created or truncated).
@@ -139,9 +139,8 @@ class logging_resource_adaptor final : private detail::upstream_handle_holder,
   logging_resource_adaptor(Upstream* upstream,
                            std::string const& filename = get_default_filename(),
                            bool auto_flush             = false)
-    : detail::upstream_handle_holder{upstream},
-      detail::logging_sink_holder{{}},
-      handle_resource{detail::adopt_handle, create_file(upstream_handle(), filename, auto_flush)}
+    : detail::logging_sink_holder{{}},
+      detail::upstream_resource<Upstream>{upstream, &create_file, filename.c_str(), auto_flush}
   {
   }
 
@@ -153,9 +152,8 @@ class logging_resource_adaptor final : private detail::upstream_handle_holder,
    * @throws rmm::logic_error when @p upstream is null
    */
   logging_resource_adaptor(Upstream* upstream, std::ostream& stream, bool auto_flush = false)
-    : detail::upstream_handle_holder{upstream},
-      detail::logging_sink_holder{{}},
-      handle_resource{detail::adopt_handle, create_stream(upstream_handle(), stream, auto_flush)}
+    : detail::logging_sink_holder{{}},
+      detail::upstream_resource<Upstream>{upstream, &create_stream, &stream, auto_flush}
   {
   }
 
@@ -169,9 +167,8 @@ class logging_resource_adaptor final : private detail::upstream_handle_holder,
   logging_resource_adaptor(Upstream* upstream,
                            std::initializer_list<sink_ptr> sinks,
                            bool auto_flush = false)
-    : detail::upstream_handle_holder{upstream},
-      detail::logging_sink_holder{std::vector<sink_ptr>{sinks}},
-      handle_resource{detail::adopt_handle, create_sinks(upstream_handle(), sink_list(), auto_flush)}
+    : detail::logging_sink_holder{std::vector<sink_ptr>{sinks}},
+      detail::upstream_resource<Upstream>{upstream, &create_sinks, sink_list(), auto_flush}
   {
   }
 
@@ -186,9 +183,8 @@ class logging_resource_adaptor final : private detail::upstream_handle_holder,
   logging_resource_adaptor(device_async_resource_ref upstream,
                            std::string const& filename = get_default_filename(),
                            bool auto_flush             = false)
-    : detail::upstream_handle_holder{upstream},
-      detail::logging_sink_holder{{}},
-      handle_resource{detail::adopt_handle, create_file(upstream_handle(), filename, auto_flush)}
+    : detail::logging_sink_holder{{}},
+      detail::upstream_resource<Upstream>{upstream, &create_file, filename.c_str(), auto_flush}
   {
   }
 
@@ -201,9 +197,8 @@ class logging_resource_adaptor final : private detail::upstream_handle_holder,
   logging_resource_adaptor(device_async_resource_ref upstream,
                            std::ostream& stream,
                            bool auto_flush = false)
-    : detail::upstream_handle_holder{upstream},
-      detail::logging_sink_holder{{}},
-      handle_resource{detail::adopt_handle, create_stream(upstream_handle(), stream, auto_flush)}
+    : detail::logging_sink_holder{{}},
+      detail::upstream_resource<Upstream>{upstream, &create_stream, &stream, auto_flush}
   {
   }
 
@@ -216,39 +211,15 @@ class logging_resource_adaptor final : private detail::upstream_handle_holder,
   logging_resource_adaptor(device_async_resource_ref upstream,
                            std::initializer_list<sink_ptr> sinks,
                            bool auto_flush = false)
-    : detail::upstream_handle_holder{upstream},
-      detail::logging_sink_holder{std::vector<sink_ptr>{sinks}},
-      handle_resource{detail::adopt_handle, create_sinks(upstream_handle(), sink_list(), auto_flush)}
+    : detail::logging_sink_holder{std::vector<sink_ptr>{sinks}},
+      detail::upstream_resource<Upstream>{upstream, &create_sinks, sink_list(), auto_flush}
   {
   }
-
-  logging_resource_adaptor()                                           = delete;
-  logging_resource_adaptor(logging_resource_adaptor const&)            = delete;
-  logging_resource_adaptor(logging_resource_adaptor&&)                 = delete;
-  logging_resource_adaptor& operator=(logging_resource_adaptor const&) = delete;
-  logging_resource_adaptor& operator=(logging_resource_adaptor&&)      = delete;
-  ~logging_resource_adaptor() override                                 = default;
-
-  /**
-   * @brief The upstream resource.
-   * @return Reference to it
-   */
-  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return upstream_ref();
-  }
-
-  /**
-   * @brief The upstream as a pointer (the API before RMM 25.02).
-   * @return The upstream, or nullptr when it is not an @p Upstream (constructed from a
-   * reference to another type)
-   */
-  [[nodiscard]] Upstream* get_upstream() const noexcept { return upstream_ptr<Upstream>(); }
 
   /**
    * @brief Writes buffered rows out.
    */
-  void flush() { rmm::detail::check(rmm_logging_flush(handle())); }
+  void flush() { rmm::detail::check(rmm_logging_flush(this->handle())); }
 
   /**
    * @brief The CSV header.
@@ -273,37 +244,30 @@ class logging_resource_adaptor final : private detail::upstream_handle_holder,
   }
 
  private:
-  static rmm_resource_t create_file(rmm_resource_t upstream,
-                                    std::string const& filename,
-                                    bool auto_flush)
+  static rmm_status_t create_file(rmm_resource_t upstream,
+                                  char const* filename,
+                                  bool auto_flush,
+                                  rmm_resource_t* out)
   {
-    rmm_resource_t out = nullptr;
-    rmm::detail::check(rmm_logging_create(upstream, filename.c_str(), auto_flush ? 1 : 0, &out));
-    return out;
+    return rmm_logging_create(upstream, filename, auto_flush ? 1 : 0, out);
   }
 
-  static rmm_resource_t create_stream(rmm_resource_t upstream, std::ostream& os, bool auto_flush)
+  static rmm_status_t create_stream(rmm_resource_t upstream,
+                                    std::ostream* os,
+                                    bool auto_flush,
+                                    rmm_resource_t* out)
   {
-    rmm_resource_t out = nullptr;
-    rmm::detail::check(rmm_logging_create_with_callback(upstream,
-                                                        &detail::write_log_to_ostream,
-                                                        static_cast<void*>(&os),
-                                                        auto_flush ? 1 : 0,
-                                                        &out));
-    return out;
+    return rmm_logging_create_with_callback(
+      upstream, &detail::write_log_to_ostream, static_cast<void*>(os), auto_flush ? 1 : 0, out);
   }
 
-  static rmm_resource_t create_sinks(rmm_resource_t upstream,
-                                     detail::logging_sink_list* list,
-                                     bool auto_flush)
+  static rmm_status_t create_sinks(rmm_resource_t upstream,
+                                   detail::logging_sink_list* list,
+                                   bool auto_flush,
+                                   rmm_resource_t* out)
   {
-    rmm_resource_t out = nullptr;
-    rmm::detail::check(rmm_logging_create_with_callback(upstream,
-                                                        &detail::logging_sink_list::write,
-                                                        static_cast<void*>(list),
-                                                        auto_flush ? 1 : 0,
-                                                        &out));
-    return out;
+    return rmm_logging_create_with_callback(
+      upstream, &detail::logging_sink_list::write, static_cast<void*>(list), auto_flush ? 1 : 0, out);
   }
 };
 

@@ -61,14 +61,8 @@ namespace detail {
  */
 class registry_resource final : public handle_resource {
  public:
-  /**
-   * @brief Takes over the reference @p handle owns.
-   * @param handle A handle owning one reference
-   */
-  registry_resource(adopt_handle_t, rmm_resource_t handle) noexcept
-    : handle_resource{adopt_handle, handle}
-  {
-  }
+  /// @brief Takes over the reference a handle owns.
+  using handle_resource::handle_resource;
 };
 
 /**

@@ -9,6 +9,7 @@
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/handle_resource.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/upstream_handle.hpp>
+#include <rmm/detail/gen_25_02/mr/device/detail/upstream_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
@@ -103,8 +104,7 @@ struct pool_properties<Pool,
 }  // namespace detail
 
 template <typename Upstream>
-class pool_memory_resource final : private detail::upstream_handle_holder,
-                                   public detail::handle_resource,
+class pool_memory_resource final : public detail::upstream_resource<Upstream>,
                                    public detail::pool_properties<pool_memory_resource<Upstream>, Upstream> {
  public:
   /**
@@ -118,10 +118,7 @@ class pool_memory_resource final : private detail::upstream_handle_holder,
   pool_memory_resource(Upstream* upstream,
                        std::size_t initial_pool_size,
                        std::optional<std::size_t> maximum_pool_size = std::nullopt)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle,
-                      create(upstream_handle(), initial_pool_size, maximum_pool_size)},
-      upstream_{upstream}
+    : detail::upstream_resource<Upstream>{upstream, &create, initial_pool_size, maximum_pool_size}
   {
   }
 
@@ -136,32 +133,8 @@ class pool_memory_resource final : private detail::upstream_handle_holder,
   pool_memory_resource(device_async_resource_ref upstream,
                        std::size_t initial_pool_size,
                        std::optional<std::size_t> maximum_pool_size = std::nullopt)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle,
-                      create(upstream_handle(), initial_pool_size, maximum_pool_size)},
-      upstream_{upstream_ptr<Upstream>()}
+    : detail::upstream_resource<Upstream>{upstream, &create, initial_pool_size, maximum_pool_size}
   {
-  }
-
-  pool_memory_resource(pool_memory_resource const&)            = delete;
-  pool_memory_resource(pool_memory_resource&&)                 = delete;
-  pool_memory_resource& operator=(pool_memory_resource const&) = delete;
-  pool_memory_resource& operator=(pool_memory_resource&&)      = delete;
-  ~pool_memory_resource() override                             = default;
-
-  /**
-   * @brief The upstream resource given at construction.
-   * @return The upstream
-   */
-  [[nodiscard]] Upstream* get_upstream() const noexcept { return upstream_; }
-
-  /**
-   * @brief The upstream resource given at construction.
-   * @return The upstream
-   */
-  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return upstream_ref();
   }
 
   /**
@@ -211,7 +184,7 @@ class pool_memory_resource final : private detail::upstream_handle_holder,
   [[nodiscard]] rmm_pool_stats stats() const
   {
     rmm_pool_stats s{};
-    rmm::detail::check(rmm_pool_get_stats(handle(), &s));
+    rmm::detail::check(rmm_pool_get_stats(this->handle(), &s));
     return s;
   }
 
@@ -222,24 +195,20 @@ class pool_memory_resource final : private detail::upstream_handle_holder,
   std::size_t release()
   {
     std::size_t released = 0;
-    rmm::detail::check(rmm_pool_release(handle(), &released));
+    rmm::detail::check(rmm_pool_release(this->handle(), &released));
     return released;
   }
 
  private:
-  static rmm_resource_t create(rmm_resource_t upstream,
-                               std::size_t initial_pool_size,
-                               std::optional<std::size_t> maximum_pool_size)
+  static rmm_status_t create(rmm_resource_t upstream,
+                             std::size_t initial_pool_size,
+                             std::optional<std::size_t> maximum_pool_size,
+                             rmm_resource_t* out)
   {
     RMM_EXPECTS(!maximum_pool_size.has_value() || *maximum_pool_size != 0,
                 "maximum_pool_size must be positive");
-    rmm_resource_t out = nullptr;
-    rmm::detail::check(
-      rmm_pool_create(upstream, initial_pool_size, maximum_pool_size.value_or(0), &out));
-    return out;
+    return rmm_pool_create(upstream, initial_pool_size, maximum_pool_size.value_or(0), out);
   }
-
-  Upstream* upstream_;
 };
 
 }

@@ -37,26 +37,12 @@ class sam_headroom_memory_resource final : public detail::handle_resource {
    * @throws rmm::logic_error when the device cannot access pageable memory
    */
   explicit sam_headroom_memory_resource(std::size_t headroom)
-    : handle_resource{detail::adopt_handle, create(headroom)}
+    : handle_resource{detail::adopt_handle, detail::make_handle(rmm_sam_headroom_create, headroom)}
   {
   }
 
-  /**
-   * @brief Takes over an existing handle (one reference) of this kind of resource.
-   * @param handle The handle
-   */
-  sam_headroom_memory_resource(detail::adopt_handle_t, rmm_resource_t handle) noexcept
-    : handle_resource{detail::adopt_handle, handle}
-  {
-  }
-
- private:
-  static rmm_resource_t create(std::size_t headroom)
-  {
-    rmm_resource_t handle = nullptr;
-    rmm::detail::check(rmm_sam_headroom_create(headroom, &handle));
-    return handle;
-  }
+  /// @brief Takes over an existing handle (one reference) of this kind of resource.
+  using handle_resource::handle_resource;
 };
 
 }

@@ -9,6 +9,7 @@
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/handle_resource.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/upstream_handle.hpp>
+#include <rmm/detail/gen_25_02/mr/device/detail/upstream_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
@@ -41,8 +42,7 @@ namespace mr {
  * @tparam Upstream Type of the upstream resource (a device_memory_resource)
  */
 template <typename Upstream>
-class statistics_resource_adaptor final : private detail::upstream_handle_holder,
-                                          public detail::handle_resource {
+class statistics_resource_adaptor final : public detail::upstream_resource<Upstream> {
  public:
   /// @brief One statistic: current value, peak and running total.
   struct counter {
@@ -92,9 +92,7 @@ class statistics_resource_adaptor final : private detail::upstream_handle_holder
    * @throws rmm::logic_error when @p upstream is null
    */
   explicit statistics_resource_adaptor(Upstream* upstream)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle, create(upstream_handle())},
-      upstream_{upstream}
+    : detail::upstream_resource<Upstream>{upstream, rmm_statistics_adaptor_create}
   {
   }
 
@@ -104,33 +102,9 @@ class statistics_resource_adaptor final : private detail::upstream_handle_holder
    * @throws rmm::logic_error when @p upstream is null
    */
   explicit statistics_resource_adaptor(device_async_resource_ref upstream)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle, create(upstream_handle())},
-      upstream_{upstream_ptr<Upstream>()}
+    : detail::upstream_resource<Upstream>{upstream, rmm_statistics_adaptor_create}
   {
   }
-
-  statistics_resource_adaptor()                                              = delete;
-  statistics_resource_adaptor(statistics_resource_adaptor const&)            = delete;
-  statistics_resource_adaptor(statistics_resource_adaptor&&)                 = delete;
-  statistics_resource_adaptor& operator=(statistics_resource_adaptor const&) = delete;
-  statistics_resource_adaptor& operator=(statistics_resource_adaptor&&)      = delete;
-  ~statistics_resource_adaptor() override                                    = default;
-
-  /**
-   * @brief The upstream resource given at construction.
-   * @return The upstream
-   */
-  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return upstream_ref();
-  }
-
-  /**
-   * @brief The upstream resource given at construction (hipMM's older name).
-   * @return The upstream
-   */
-  [[nodiscard]] Upstream* get_upstream() const noexcept { return upstream_; }
 
   /**
    * @brief The byte counter of the current frame.
@@ -151,7 +125,7 @@ class statistics_resource_adaptor final : private detail::upstream_handle_holder
   std::pair<counter, counter> push_counters()
   {
     rmm_statistics_counters c{};
-    rmm::detail::check(rmm_statistics_adaptor_push_counters(handle(), &c));
+    rmm::detail::check(rmm_statistics_adaptor_push_counters(this->handle(), &c));
     return convert(c);
   }
 
@@ -163,7 +137,7 @@ class statistics_resource_adaptor final : private detail::upstream_handle_holder
   std::pair<counter, counter> pop_counters()
   {
     rmm_statistics_counters c{};
-    auto const status = rmm_statistics_adaptor_pop_counters(handle(), &c);
+    auto const status = rmm_statistics_adaptor_pop_counters(this->handle(), &c);
     if (status == RMM_STATUS_INVALID_ARGUMENT) {
       throw std::out_of_range{rmm::detail::status_message(status)};
     }
@@ -175,7 +149,7 @@ class statistics_resource_adaptor final : private detail::upstream_handle_holder
   [[nodiscard]] std::pair<counter, counter> counters() const
   {
     rmm_statistics_counters c{};
-    rmm::detail::check(rmm_statistics_adaptor_get_counters(handle(), &c));
+    rmm::detail::check(rmm_statistics_adaptor_get_counters(this->handle(), &c));
     return convert(c);
   }
 
@@ -185,14 +159,6 @@ class statistics_resource_adaptor final : private detail::upstream_handle_holder
             counter{c.allocations.value, c.allocations.peak, c.allocations.total}};
   }
 
-  static rmm_resource_t create(rmm_resource_t upstream)
-  {
-    rmm_resource_t out = nullptr;
-    rmm::detail::check(rmm_statistics_adaptor_create(upstream, &out));
-    return out;
-  }
-
-  Upstream* upstream_;
 };
 
 }

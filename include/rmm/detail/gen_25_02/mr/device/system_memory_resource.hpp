@@ -47,16 +47,10 @@ class system_memory_resource final : public detail::handle_resource {
    * @throws rmm::cuda_error when no runtime is available
    * @throws rmm::logic_error when the device cannot access pageable system memory
    */
-  system_memory_resource() : handle_resource{detail::adopt_handle, detail::create_handle(&rmm_system_create)} {}
+  system_memory_resource() : handle_resource{detail::adopt_handle, detail::make_handle(rmm_system_create)} {}
 
-  /**
-   * @brief Takes over an existing handle (one reference) of this kind of resource.
-   * @param handle The handle
-   */
-  system_memory_resource(detail::adopt_handle_t, rmm_resource_t handle) noexcept
-    : handle_resource{detail::adopt_handle, handle}
-  {
-  }
+  /// @brief Takes over an existing handle (one reference) of this kind of resource.
+  using handle_resource::handle_resource;
 };
 
 }

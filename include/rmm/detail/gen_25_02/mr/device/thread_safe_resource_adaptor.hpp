@@ -9,6 +9,7 @@
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/handle_resource.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/upstream_handle.hpp>
+#include <rmm/detail/gen_25_02/mr/device/detail/upstream_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
@@ -35,8 +36,7 @@ namespace mr {
  * @tparam Upstream Type of the upstream resource (a device_memory_resource)
  */
 template <typename Upstream>
-class thread_safe_resource_adaptor final : private detail::upstream_handle_holder,
-                     public detail::handle_resource {
+class thread_safe_resource_adaptor final : public detail::upstream_resource<Upstream> {
  public:
   /**
    * @brief Creates the adaptor over @p upstream.
@@ -44,9 +44,7 @@ class thread_safe_resource_adaptor final : private detail::upstream_handle_holde
    * @throws rmm::logic_error when @p upstream is null
    */
   explicit thread_safe_resource_adaptor(Upstream* upstream)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle, create(upstream_handle())},
-      upstream_{upstream}
+    : detail::upstream_resource<Upstream>{upstream, rmm_thread_safe_adaptor_create}
   {
   }
 
@@ -56,43 +54,9 @@ class thread_safe_resource_adaptor final : private detail::upstream_handle_holde
    * @throws rmm::logic_error when @p upstream is null
    */
   explicit thread_safe_resource_adaptor(device_async_resource_ref upstream)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle, create(upstream_handle())},
-      upstream_{upstream_ptr<Upstream>()}
+    : detail::upstream_resource<Upstream>{upstream, rmm_thread_safe_adaptor_create}
   {
   }
-
-  thread_safe_resource_adaptor()                                    = delete;
-  thread_safe_resource_adaptor(thread_safe_resource_adaptor const&)            = delete;
-  thread_safe_resource_adaptor(thread_safe_resource_adaptor&&)                 = delete;
-  thread_safe_resource_adaptor& operator=(thread_safe_resource_adaptor const&) = delete;
-  thread_safe_resource_adaptor& operator=(thread_safe_resource_adaptor&&)      = delete;
-  ~thread_safe_resource_adaptor() override                          = default;
-
-  /**
-   * @brief The upstream resource given at construction.
-   * @return The upstream
-   */
-  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return upstream_ref();
-  }
-
-  /**
-   * @brief The upstream resource given at construction (hipMM's older name).
-   * @return The upstream
-   */
-  [[nodiscard]] Upstream* get_upstream() const noexcept { return upstream_; }
-
- private:
-  static rmm_resource_t create(rmm_resource_t upstream)
-  {
-    rmm_resource_t out = nullptr;
-    rmm::detail::check(rmm_thread_safe_adaptor_create(upstream, &out));
-    return out;
-  }
-
-  Upstream* upstream_;
 };
 
 }

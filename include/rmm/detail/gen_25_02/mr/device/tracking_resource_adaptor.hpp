@@ -10,6 +10,7 @@
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/handle_resource.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/upstream_handle.hpp>
+#include <rmm/detail/gen_25_02/mr/device/detail/upstream_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
@@ -47,8 +48,7 @@ namespace mr {
  * @tparam Upstream Type of the upstream resource (a device_memory_resource)
  */
 template <typename Upstream>
-class tracking_resource_adaptor final : private detail::upstream_handle_holder,
-                                        public detail::handle_resource {
+class tracking_resource_adaptor final : public detail::upstream_resource<Upstream> {
  public:
   /**
    * @brief What is known about one outstanding allocation.
@@ -90,9 +90,7 @@ class tracking_resource_adaptor final : private detail::upstream_handle_holder,
    * @throws rmm::logic_error when @p upstream is null
    */
   explicit tracking_resource_adaptor(Upstream* upstream, bool capture_stacks = false)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle, create(upstream_handle(), capture_stacks)},
-      upstream_{upstream}
+    : detail::upstream_resource<Upstream>{upstream, rmm_tracking_adaptor_create, capture_stacks}
   {
   }
 
@@ -103,33 +101,9 @@ class tracking_resource_adaptor final : private detail::upstream_handle_holder,
    * @throws rmm::logic_error when @p upstream is null
    */
   explicit tracking_resource_adaptor(device_async_resource_ref upstream, bool capture_stacks = false)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle, create(upstream_handle(), capture_stacks)},
-      upstream_{upstream_ptr<Upstream>()}
+    : detail::upstream_resource<Upstream>{upstream, rmm_tracking_adaptor_create, capture_stacks}
   {
   }
-
-  tracking_resource_adaptor()                                            = delete;
-  tracking_resource_adaptor(tracking_resource_adaptor const&)            = delete;
-  tracking_resource_adaptor(tracking_resource_adaptor&&)                 = delete;
-  tracking_resource_adaptor& operator=(tracking_resource_adaptor const&) = delete;
-  tracking_resource_adaptor& operator=(tracking_resource_adaptor&&)      = delete;
-  ~tracking_resource_adaptor() override                                  = default;
-
-  /**
-   * @brief The upstream resource given at construction.
-   * @return The upstream
-   */
-  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return upstream_ref();
-  }
-
-  /**
-   * @brief The upstream resource given at construction (hipMM's older name).
-   * @return The upstream
-   */
-  [[nodiscard]] Upstream* get_upstream() const noexcept { return upstream_; }
 
   /**
    * @brief The outstanding allocations, as a map the adaptor keeps and refreshes at each call
@@ -141,21 +115,21 @@ class tracking_resource_adaptor final : private detail::upstream_handle_holder,
     std::lock_guard<std::mutex> lock{snapshot_mutex_};
     std::size_t count = 0;
     rmm::detail::check(
-      rmm_tracking_adaptor_get_outstanding(handle(), nullptr, nullptr, 0, &count));
+      rmm_tracking_adaptor_get_outstanding(this->handle(), nullptr, nullptr, 0, &count));
     std::vector<void*> ptrs(count + 16);
     std::vector<std::size_t> sizes(count + 16);
     rmm::detail::check(rmm_tracking_adaptor_get_outstanding(
-      handle(), ptrs.data(), sizes.data(), ptrs.size(), &count));
+      this->handle(), ptrs.data(), sizes.data(), ptrs.size(), &count));
     std::map<void*, allocation_info> out;
     for (std::size_t i = 0; i < count && i < ptrs.size(); ++i) {
       std::string stack;
       std::size_t needed = 0;
-      if (rmm_tracking_adaptor_allocation_stack(handle(), ptrs[i], nullptr, 0, &needed) ==
+      if (rmm_tracking_adaptor_allocation_stack(this->handle(), ptrs[i], nullptr, 0, &needed) ==
             RMM_STATUS_SUCCESS &&
           needed > 1) {
         std::vector<char> buf(needed);
         if (rmm_tracking_adaptor_allocation_stack(
-              handle(), ptrs[i], buf.data(), buf.size(), nullptr) == RMM_STATUS_SUCCESS) {
+              this->handle(), ptrs[i], buf.data(), buf.size(), nullptr) == RMM_STATUS_SUCCESS) {
           stack = buf.data();
         }
       }
@@ -174,7 +148,7 @@ class tracking_resource_adaptor final : private detail::upstream_handle_holder,
   [[nodiscard]] std::size_t get_allocated_bytes() const
   {
     std::size_t bytes = 0;
-    rmm::detail::check(rmm_tracking_adaptor_get_allocated_bytes(handle(), &bytes));
+    rmm::detail::check(rmm_tracking_adaptor_get_allocated_bytes(this->handle(), &bytes));
     return bytes;
   }
 
@@ -187,10 +161,10 @@ class tracking_resource_adaptor final : private detail::upstream_handle_holder,
   {
     std::size_t needed = 0;
     rmm::detail::check(
-      rmm_tracking_adaptor_outstanding_allocations_string(handle(), nullptr, 0, &needed));
+      rmm_tracking_adaptor_outstanding_allocations_string(this->handle(), nullptr, 0, &needed));
     std::vector<char> buf(needed + 4096);
     rmm::detail::check(rmm_tracking_adaptor_outstanding_allocations_string(
-      handle(), buf.data(), buf.size(), &needed));
+      this->handle(), buf.data(), buf.size(), &needed));
     return std::string{buf.data()};
   }
 
@@ -199,18 +173,11 @@ class tracking_resource_adaptor final : private detail::upstream_handle_holder,
    */
   void log_outstanding_allocations() const
   {
-    rmm::detail::check(rmm_tracking_adaptor_log_outstanding_allocations(handle()));
+    rmm::detail::check(rmm_tracking_adaptor_log_outstanding_allocations(this->handle()));
   }
 
  private:
-  static rmm_resource_t create(rmm_resource_t upstream, bool capture_stacks)
-  {
-    rmm_resource_t out = nullptr;
-    rmm::detail::check(rmm_tracking_adaptor_create(upstream, capture_stacks, &out));
-    return out;
-  }
 
-  Upstream* upstream_;
   // What get_outstanding_allocations() returns a reference to, as RMM returns its own map.
   mutable std::mutex snapshot_mutex_;
   mutable std::map<void*, allocation_info> snapshot_;

@@ -24,6 +24,7 @@
 #include <rmm/aligned.hpp>
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/error.hpp>
+#include <rmm/detail/resource_handle.hpp>
 #include <rmm/error.hpp>
 #include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
@@ -49,17 +50,6 @@ namespace detail {
 using any_device_resource = cuda::mr::any_resource<cuda::mr::device_accessible>;
 
 /**
- * @brief Tag selecting the constructors that take over an existing reference to a handle.
- */
-struct adopt_handle_t {
-  /// @brief Explicit so that `{}` does not select an adopting constructor by accident.
-  explicit adopt_handle_t() = default;
-};
-
-/// @brief The adopt_handle_t value.
-inline constexpr adopt_handle_t adopt_handle{};
-
-/**
  * @brief The C ABI's stream value of @p stream (the runtime's stream handle, unchanged).
  * @param stream The stream
  * @return The same stream as an `rmm_stream_t`
@@ -67,21 +57,6 @@ inline constexpr adopt_handle_t adopt_handle{};
 inline rmm_stream_t c_stream(cuda::stream_ref stream) noexcept
 {
   return reinterpret_cast<rmm_stream_t>(stream.get());
-}
-
-/**
- * @brief Calls a C ABI constructor whose last parameter receives the new handle.
- * @param create The constructor
- * @param args Its arguments before the out-pointer
- * @return A handle owning one reference
- * @throws the exception matching the failing status
- */
-template <typename Create, typename... Args>
-rmm_resource_t make_handle(Create create, Args... args)
-{
-  rmm_resource_t handle = nullptr;
-  rmm::detail::check(create(args..., &handle));
-  return handle;
 }
 
 /**
@@ -321,33 +296,6 @@ inline rmm_resource_t find_handle(any_device_resource const& resource) noexcept;
 inline rmm_resource_t find_handle(device_async_resource_ref ref) noexcept;
 
 /**
- * @brief Runs @p fn, turning any exception into a status and the error message of the
- * callback resource (exceptions never cross the C ABI).
- * @param fn The callable
- * @return The status
- */
-template <typename Fn>
-std::uint32_t status_of(Fn&& fn) noexcept
-{
-  try {
-    fn();
-    return RMM_STATUS_SUCCESS;
-  } catch (rmm::out_of_memory const& e) {
-    rmm_callback_set_error_message(e.what());
-    return RMM_STATUS_OUT_OF_MEMORY;
-  } catch (std::bad_alloc const& e) {
-    rmm_callback_set_error_message(e.what());
-    return RMM_STATUS_BAD_ALLOC;
-  } catch (std::exception const& e) {
-    rmm_callback_set_error_message(e.what());
-    return RMM_STATUS_CALLBACK_FAILED;
-  } catch (...) {
-    rmm_callback_set_error_message("unknown C++ exception thrown by a memory resource");
-    return RMM_STATUS_CALLBACK_FAILED;
-  }
-}
-
-/**
  * @brief The callbacks through which librmm reaches a resource that is not one of this
  * layer's: the context is a heap `any_device_resource`, destroyed with the handle. Requests
  * ask for 256-byte alignment: the sub-allocators over it hand out 256-byte-aligned blocks.
@@ -356,7 +304,7 @@ struct any_bridge {
   /// @brief Vtable allocate entry.
   static std::uint32_t allocate(void* ctx, std::size_t bytes, rmm_stream_t stream, void** out) noexcept
   {
-    return status_of([&] {
+    return translate_exceptions([&] {
       *out = static_cast<any_device_resource*>(ctx)->allocate(
         cuda::stream_ref{reinterpret_cast<cudaStream_t>(stream)}, bytes, rmm::CUDA_ALLOCATION_ALIGNMENT);
     });

@@ -10,6 +10,7 @@
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/alloc_error.hpp>
 #include <rmm/detail/check.hpp>
+#include <rmm/detail/resource_handle.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
 #include <rmm/rmm.h>
 
@@ -22,31 +23,6 @@ namespace rmm {
 RMM_API_NAMESPACE_BEGIN
 namespace mr {
 namespace detail {
-
-/**
- * @brief Tag selecting the constructors that take over an existing reference to a handle.
- */
-struct adopt_handle_t {
-  /// @brief Explicit so that `{}` does not select an adopting constructor by accident.
-  explicit adopt_handle_t() = default;
-};
-
-/// @brief The adopt_handle_t value.
-inline constexpr adopt_handle_t adopt_handle{};
-
-/**
- * @brief Calls a C ABI constructor `rmm_status_t (*)(rmm_resource_t*)` and returns the new
- * handle.
- * @param create The constructor
- * @return A handle owning one reference
- * @throws the exception matching the failing status
- */
-inline rmm_resource_t create_handle(rmm_status_t (*create)(rmm_resource_t*))
-{
-  rmm_resource_t handle = nullptr;
-  rmm::detail::check(create(&handle));
-  return handle;
-}
 
 /**
  * @brief A device_memory_resource implemented by the Rust core through an `rmm_resource_t`.

@@ -33,6 +33,10 @@ RMM_API_NAMESPACE_BEGIN
 namespace mr {
 namespace detail {
 
+/// @brief The message of a non-standard exception thrown by a bridged resource.
+inline constexpr char const* unknown_exception =
+  "unknown C++ exception thrown by a device_memory_resource";
+
 /**
  * @brief The return type of the vtable entries (`rmm_status_t`, or its underlying integer
  * type, depending on how the C header spells it).
@@ -42,32 +46,6 @@ using vtable_status_t = std::invoke_result_t<decltype(rmm_callback_vtable::alloc
                                              std::size_t,
                                              rmm_stream_t,
                                              void**>;
-
-/**
- * @brief Runs @p fn, turning any exception into a status and an error message.
- * @param fn The callable to run
- * @return RMM_STATUS_SUCCESS, or the status matching the exception thrown
- */
-template <typename Fn>
-rmm_status_t translate_exceptions(Fn&& fn) noexcept
-{
-  try {
-    fn();
-    return RMM_STATUS_SUCCESS;
-  } catch (rmm::out_of_memory const& e) {
-    rmm_callback_set_error_message(e.what());
-    return RMM_STATUS_OUT_OF_MEMORY;
-  } catch (std::bad_alloc const& e) {
-    rmm_callback_set_error_message(e.what());
-    return RMM_STATUS_BAD_ALLOC;
-  } catch (std::exception const& e) {
-    rmm_callback_set_error_message(e.what());
-    return RMM_STATUS_CALLBACK_FAILED;
-  } catch (...) {
-    rmm_callback_set_error_message("unknown C++ exception thrown by a device_memory_resource");
-    return RMM_STATUS_CALLBACK_FAILED;
-  }
-}
 
 /**
  * @brief Vtable allocate entry: `ctx` is the bridged device_memory_resource.
@@ -85,7 +63,7 @@ inline vtable_status_t bridge_allocate(void* ctx,
   return static_cast<vtable_status_t>(translate_exceptions([&] {
     *out = static_cast<device_memory_resource*>(ctx)->allocate(
       bytes, cuda_stream_view{rmm::detail::from_c_stream(stream)});
-  }));
+  }, unknown_exception));
 }
 
 /**
@@ -104,7 +82,7 @@ inline vtable_status_t bridge_deallocate(void* ctx,
   return static_cast<vtable_status_t>(translate_exceptions([&] {
     static_cast<device_memory_resource*>(ctx)->deallocate(
       ptr, bytes, cuda_stream_view{rmm::detail::from_c_stream(stream)});
-  }));
+  }, unknown_exception));
 }
 
 /**
@@ -155,7 +133,7 @@ struct ref_bridge {
     return static_cast<vtable_status_t>(translate_exceptions([&] {
       *out = static_cast<rmm::device_async_resource_ref*>(ctx)->allocate_async(
         bytes, CUDA_ALLOCATION_ALIGNMENT, cuda_stream_view{rmm::detail::from_c_stream(stream)});
-    }));
+    }, unknown_exception));
   }
 
   static vtable_status_t deallocate(void* ctx, void* ptr, std::size_t bytes, rmm_stream_t stream) noexcept
@@ -163,7 +141,7 @@ struct ref_bridge {
     return static_cast<vtable_status_t>(translate_exceptions([&] {
       static_cast<rmm::device_async_resource_ref*>(ctx)->deallocate_async(
         ptr, bytes, CUDA_ALLOCATION_ALIGNMENT, cuda_stream_view{rmm::detail::from_c_stream(stream)});
-    }));
+    }, unknown_exception));
   }
 
   static void destroy(void* ctx) noexcept { delete static_cast<rmm::device_async_resource_ref*>(ctx); }
