@@ -62,16 +62,11 @@ class aligned_resource_adaptor_impl final : public adaptor_impl_base {
  * @brief Aligns allocations of at least `alignment_threshold` bytes to `alignment`. Copies share one adaptor.
  */
 class RMM_EXPORT aligned_resource_adaptor
-  : public cuda::mr::shared_resource<detail::aligned_resource_adaptor_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::aligned_resource_adaptor_impl>;
-
+  : public detail::shared_adaptor<detail::aligned_resource_adaptor_impl> {
  public:
   /// @brief The default threshold: every allocation is aligned.
   static constexpr std::size_t default_alignment_threshold =
     detail::aligned_resource_adaptor_impl::default_alignment_threshold;
-
-  /// @brief Device-accessible memory.
-  friend void get_property(aligned_resource_adaptor const&, cuda::mr::device_accessible) noexcept {}
 
   /**
    * @brief Creates the adaptor.
@@ -83,21 +78,8 @@ class RMM_EXPORT aligned_resource_adaptor
   explicit aligned_resource_adaptor(cuda::mr::any_resource<cuda::mr::device_accessible> upstream,
                                     std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT,
                                     std::size_t alignment_threshold = default_alignment_threshold)
-    : shared_base{cuda::std::in_place_type<detail::aligned_resource_adaptor_impl>,
-                  std::move(upstream), alignment, alignment_threshold}
+    : shared_adaptor{std::in_place, std::move(upstream), alignment, alignment_threshold}
   {
-  }
-
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(aligned_resource_adaptor)
-  ~aligned_resource_adaptor() = default;
-
-  /**
-   * @brief The upstream.
-   * @return A reference to it
-   */
-  [[nodiscard]] device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return get().get_upstream_resource();
   }
 };
 

@@ -56,14 +56,8 @@ class arena_memory_resource_impl final : public adaptor_impl_base {
  * @brief Sub-allocator for many threads: a global arena taken from the upstream in one allocation, shared out through per-thread and per-stream arenas. Copies share one adaptor.
  */
 class RMM_EXPORT arena_memory_resource
-  : public cuda::mr::shared_resource<detail::arena_memory_resource_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::arena_memory_resource_impl>;
-
+  : public detail::shared_handle_resource<detail::arena_memory_resource_impl> {
  public:
-
-  /// @brief Device-accessible memory.
-  friend void get_property(arena_memory_resource const&, cuda::mr::device_accessible) noexcept {}
-
   /**
    * @brief Creates the resource.
    * @param upstream The upstream
@@ -74,13 +68,9 @@ class RMM_EXPORT arena_memory_resource
   explicit arena_memory_resource(cuda::mr::any_resource<cuda::mr::device_accessible> upstream,
                                  std::optional<std::size_t> arena_size = std::nullopt,
                                  bool dump_log_on_failure              = false)
-    : shared_base{cuda::std::in_place_type<detail::arena_memory_resource_impl>,
-                  std::move(upstream), arena_size, dump_log_on_failure}
+    : shared_handle_resource{std::in_place, std::move(upstream), arena_size, dump_log_on_failure}
   {
   }
-
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(arena_memory_resource)
-  ~arena_memory_resource() = default;
 };
 
 static_assert(cuda::mr::resource_with<arena_memory_resource, cuda::mr::device_accessible>);

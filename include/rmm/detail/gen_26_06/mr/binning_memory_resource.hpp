@@ -85,21 +85,15 @@ class binning_memory_resource_impl final : public adaptor_impl_base {
  * usually fixed-size ones), and larger requests to the upstream. Copies share the bins.
  */
 class RMM_EXPORT binning_memory_resource
-  : public cuda::mr::shared_resource<detail::binning_memory_resource_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::binning_memory_resource_impl>;
-
+  : public detail::shared_adaptor<detail::binning_memory_resource_impl> {
  public:
-  /// @brief Device-accessible memory.
-  friend void get_property(binning_memory_resource const&, cuda::mr::device_accessible) noexcept {}
-
   /**
    * @brief A binning resource with no bins yet (add them with add_bin).
    * @param upstream The upstream
    * @throws rmm::logic_error for an empty upstream
    */
   explicit binning_memory_resource(cuda::mr::any_resource<cuda::mr::device_accessible> upstream)
-    : shared_base{cuda::std::in_place_type<detail::binning_memory_resource_impl>,
-                  std::move(upstream), int8_t{-1}, int8_t{-1}}
+    : shared_adaptor{std::in_place, std::move(upstream), int8_t{-1}, int8_t{-1}}
   {
   }
 
@@ -114,21 +108,8 @@ class RMM_EXPORT binning_memory_resource
   binning_memory_resource(cuda::mr::any_resource<cuda::mr::device_accessible> upstream,
                           int8_t min_size_exponent,  // NOLINT(bugprone-easily-swappable-parameters)
                           int8_t max_size_exponent)
-    : shared_base{cuda::std::in_place_type<detail::binning_memory_resource_impl>,
-                  std::move(upstream), min_size_exponent, max_size_exponent}
+    : shared_adaptor{std::in_place, std::move(upstream), min_size_exponent, max_size_exponent}
   {
-  }
-
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(binning_memory_resource)
-  ~binning_memory_resource() = default;
-
-  /**
-   * @brief The upstream.
-   * @return A reference to it
-   */
-  [[nodiscard]] device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return get().get_upstream_resource();
   }
 
   /**

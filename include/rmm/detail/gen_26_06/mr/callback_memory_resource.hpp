@@ -168,9 +168,7 @@ class callback_memory_resource_impl final : public handle_base {
  * the resource.
  */
 class RMM_EXPORT callback_memory_resource
-  : public cuda::mr::shared_resource<detail::callback_memory_resource_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::callback_memory_resource_impl>;
-
+  : public detail::shared_copies<detail::callback_memory_resource_impl> {
  public:
   /// @brief Device-accessible memory (as the callbacks promise).
   friend void get_property(callback_memory_resource const&, cuda::mr::device_accessible) noexcept {}
@@ -187,17 +185,15 @@ class RMM_EXPORT callback_memory_resource
                            deallocate_callback_t deallocate_callback,
                            void* allocate_callback_arg   = nullptr,
                            void* deallocate_callback_arg = nullptr)
-    : shared_base{cuda::std::in_place_type<detail::callback_memory_resource_impl>,
-                  std::move(allocate_callback),
-                  std::move(deallocate_callback),
-                  allocate_callback_arg,
-                  deallocate_callback_arg}
+    : shared_copies{std::in_place,
+                    std::move(allocate_callback),
+                    std::move(deallocate_callback),
+                    allocate_callback_arg,
+                    deallocate_callback_arg}
   {
   }
 
   callback_memory_resource() = delete;
-  RMM_DETAIL_SHARED_RESOURCE_COPIES(callback_memory_resource, )
-  ~callback_memory_resource() = default;
 };
 
 static_assert(cuda::mr::resource_with<callback_memory_resource, cuda::mr::device_accessible>);

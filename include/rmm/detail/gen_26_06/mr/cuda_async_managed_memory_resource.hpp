@@ -68,9 +68,7 @@ class cuda_async_managed_memory_resource_impl final : public handle_base {
  * @brief Stream-ordered managed memory (host and device accessible). Copies share the pool.
  */
 class RMM_EXPORT cuda_async_managed_memory_resource final
-  : public cuda::mr::shared_resource<detail::cuda_async_managed_memory_resource_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::cuda_async_managed_memory_resource_impl>;
-
+  : public detail::shared_handle_resource<detail::cuda_async_managed_memory_resource_impl> {
  public:
   /// @brief Device-accessible memory.
   friend void get_property(cuda_async_managed_memory_resource const&,
@@ -88,12 +86,9 @@ class RMM_EXPORT cuda_async_managed_memory_resource final
    * @throws rmm::logic_error when the runtime has no managed pools
    */
   cuda_async_managed_memory_resource()
-    : shared_base{cuda::std::in_place_type<detail::cuda_async_managed_memory_resource_impl>}
+    : shared_handle_resource{std::in_place}
   {
   }
-
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(cuda_async_managed_memory_resource)
-  ~cuda_async_managed_memory_resource() = default;
 
   /**
    * @brief The runtime's managed pool.

@@ -89,9 +89,7 @@ class cuda_async_memory_resource_impl final : public handle_base {
  * Copies share the pool.
  */
 class RMM_EXPORT cuda_async_memory_resource final
-  : public cuda::mr::shared_resource<detail::cuda_async_memory_resource_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::cuda_async_memory_resource_impl>;
-
+  : public detail::shared_handle_resource<detail::cuda_async_memory_resource_impl> {
  public:
   /// @brief How the pool's memory may be exported to other processes
   /// (`cudaMemAllocationHandleType`).
@@ -125,17 +123,13 @@ class RMM_EXPORT cuda_async_memory_resource final
   cuda_async_memory_resource(std::optional<std::size_t> initial_pool_size             = {},
                              std::optional<std::size_t> release_threshold             = {},
                              std::optional<allocation_handle_type> export_handle_type = {})
-    : shared_base{cuda::std::in_place_type<detail::cuda_async_memory_resource_impl>,
-                  initial_pool_size,
+    : shared_handle_resource{std::in_place, initial_pool_size,
                   release_threshold,
                   export_handle_type.has_value()
                     ? std::optional<std::int32_t>{static_cast<std::int32_t>(*export_handle_type)}
                     : std::nullopt}
   {
   }
-
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(cuda_async_memory_resource)
-  ~cuda_async_memory_resource() = default;
 
   /**
    * @brief The runtime's pool.

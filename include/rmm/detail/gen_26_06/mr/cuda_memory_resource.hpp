@@ -27,34 +27,16 @@ namespace mr {
  * @brief Device memory of the current device, allocated and freed synchronously by the
  * runtime. All instances are interchangeable (equal).
  */
-class cuda_memory_resource final : public detail::handle_base {
+class cuda_memory_resource final : public detail::interchangeable_resource<cuda_memory_resource> {
  public:
   /**
    * @brief Creates the resource.
    * @throws rmm::cuda_error when no runtime is usable
    */
-  cuda_memory_resource() : handle_base{detail::adopt_handle, detail::make_handle(rmm_cuda_create)}
-  {
-  }
+  cuda_memory_resource() : interchangeable_resource{rmm_cuda_create} {}
 
-  /**
-   * @brief Wraps an existing librmm cuda resource (the registry's initial resource).
-   * @param handle A handle owning one reference, taken over
-   */
-  cuda_memory_resource(detail::adopt_handle_t, rmm_resource_t handle) noexcept
-    : handle_base{detail::adopt_handle, handle}
-  {
-  }
-
-  /// @brief Any two are interchangeable.
-  /// @return true
-  [[nodiscard]] bool operator==(cuda_memory_resource const&) const noexcept { return true; }
-  /// @brief Any two are interchangeable.
-  /// @return false
-  [[nodiscard]] bool operator!=(cuda_memory_resource const&) const noexcept { return false; }
-
-  /// @brief Device-accessible memory.
-  friend void get_property(cuda_memory_resource const&, cuda::mr::device_accessible) noexcept {}
+  /// @brief Wraps an existing librmm cuda resource (the registry's initial resource).
+  using interchangeable_resource::interchangeable_resource;
 };
 
 static_assert(cuda::mr::synchronous_resource<cuda_memory_resource>);

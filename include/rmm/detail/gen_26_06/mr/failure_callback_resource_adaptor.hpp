@@ -103,18 +103,9 @@ class failure_callback_resource_adaptor_impl final
  */
 template <typename ExceptionType = rmm::out_of_memory>
 class failure_callback_resource_adaptor
-  : public cuda::mr::shared_resource<detail::failure_callback_resource_adaptor_impl<ExceptionType>> {
-  using shared_base =
-    cuda::mr::shared_resource<detail::failure_callback_resource_adaptor_impl<ExceptionType>>;
-
+  : public detail::shared_adaptor<detail::failure_callback_resource_adaptor_impl<ExceptionType>> {
  public:
   using exception_type = ExceptionType;  ///< The failure this adaptor retries
-
-  /// @brief Device-accessible memory.
-  friend void get_property(failure_callback_resource_adaptor const&,
-                           cuda::mr::device_accessible) noexcept
-  {
-  }
 
   /**
    * @brief Creates the adaptor.
@@ -126,24 +117,13 @@ class failure_callback_resource_adaptor
   failure_callback_resource_adaptor(cuda::mr::any_resource<cuda::mr::device_accessible> upstream,
                                     failure_callback_t callback,
                                     void* callback_arg)
-    : shared_base{cuda::std::in_place_type<detail::failure_callback_resource_adaptor_impl<ExceptionType>>,
-                  std::move(upstream),
-                  std::move(callback),
-                  callback_arg}
+    : base{std::in_place, std::move(upstream), std::move(callback), callback_arg}
   {
   }
 
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(failure_callback_resource_adaptor)
-  ~failure_callback_resource_adaptor() = default;
-
-  /**
-   * @brief The upstream.
-   * @return A reference to it
-   */
-  [[nodiscard]] device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return this->get().get_upstream_resource();
-  }
+ private:
+  using base =
+    detail::shared_adaptor<detail::failure_callback_resource_adaptor_impl<ExceptionType>>;
 };
 
 static_assert(

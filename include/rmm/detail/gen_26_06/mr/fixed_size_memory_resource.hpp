@@ -65,17 +65,12 @@ class fixed_size_memory_resource_impl final : public adaptor_impl_base {
  * @brief Allocates blocks of one fixed size (requests up to that size) from lists replenished from its upstream. Copies share one adaptor.
  */
 class RMM_EXPORT fixed_size_memory_resource
-  : public cuda::mr::shared_resource<detail::fixed_size_memory_resource_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::fixed_size_memory_resource_impl>;
-
+  : public detail::shared_adaptor<detail::fixed_size_memory_resource_impl> {
  public:
   /// @brief Default block size (1 MiB).
   static constexpr std::size_t default_block_size = 1 << 20;
   /// @brief Default number of blocks taken from the upstream at a time.
   static constexpr std::size_t default_blocks_to_preallocate = 128;
-
-  /// @brief Device-accessible memory.
-  friend void get_property(fixed_size_memory_resource const&, cuda::mr::device_accessible) noexcept {}
 
   /**
    * @brief Creates the resource.
@@ -87,21 +82,8 @@ class RMM_EXPORT fixed_size_memory_resource
   explicit fixed_size_memory_resource(cuda::mr::any_resource<cuda::mr::device_accessible> upstream,
                                       std::size_t block_size            = default_block_size,
                                       std::size_t blocks_to_preallocate = default_blocks_to_preallocate)
-    : shared_base{cuda::std::in_place_type<detail::fixed_size_memory_resource_impl>,
-                  std::move(upstream), block_size, blocks_to_preallocate}
+    : shared_adaptor{std::in_place, std::move(upstream), block_size, blocks_to_preallocate}
   {
-  }
-
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(fixed_size_memory_resource)
-  ~fixed_size_memory_resource() = default;
-
-  /**
-   * @brief The upstream.
-   * @return A reference to it
-   */
-  [[nodiscard]] device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return get().get_upstream_resource();
   }
 
   /**

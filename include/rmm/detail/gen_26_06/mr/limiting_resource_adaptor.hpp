@@ -72,14 +72,8 @@ class limiting_resource_adaptor_impl final : public adaptor_impl_base {
  * @brief Fails allocations (rmm::out_of_memory) that would take the bytes outstanding past a limit. Copies share one adaptor.
  */
 class RMM_EXPORT limiting_resource_adaptor
-  : public cuda::mr::shared_resource<detail::limiting_resource_adaptor_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::limiting_resource_adaptor_impl>;
-
+  : public detail::shared_adaptor<detail::limiting_resource_adaptor_impl> {
  public:
-
-  /// @brief Device-accessible memory.
-  friend void get_property(limiting_resource_adaptor const&, cuda::mr::device_accessible) noexcept {}
-
   /**
    * @brief Creates the adaptor.
    * @param upstream The upstream
@@ -90,21 +84,8 @@ class RMM_EXPORT limiting_resource_adaptor
   limiting_resource_adaptor(cuda::mr::any_resource<cuda::mr::device_accessible> upstream,
                             std::size_t allocation_limit,
                             std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT)
-    : shared_base{cuda::std::in_place_type<detail::limiting_resource_adaptor_impl>,
-                  std::move(upstream), allocation_limit, alignment}
+    : shared_adaptor{std::in_place, std::move(upstream), allocation_limit, alignment}
   {
-  }
-
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(limiting_resource_adaptor)
-  ~limiting_resource_adaptor() = default;
-
-  /**
-   * @brief The upstream.
-   * @return A reference to it
-   */
-  [[nodiscard]] device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return get().get_upstream_resource();
   }
 
   /**

@@ -126,13 +126,8 @@ class logging_resource_adaptor_impl final
  * tools read). Copies share one adaptor and one log.
  */
 class RMM_EXPORT logging_resource_adaptor
-  : public cuda::mr::shared_resource<detail::logging_resource_adaptor_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::logging_resource_adaptor_impl>;
-
+  : public detail::shared_adaptor<detail::logging_resource_adaptor_impl> {
  public:
-  /// @brief Device-accessible memory.
-  friend void get_property(logging_resource_adaptor const&, cuda::mr::device_accessible) noexcept {}
-
   /**
    * @brief Logs to a file.
    * @param upstream The upstream
@@ -144,8 +139,7 @@ class RMM_EXPORT logging_resource_adaptor
   logging_resource_adaptor(cuda::mr::any_resource<cuda::mr::device_accessible> upstream,
                            std::string const& filename = get_default_filename(),
                            bool auto_flush             = false)
-    : shared_base{cuda::std::in_place_type<detail::logging_resource_adaptor_impl>,
-                  std::move(upstream), filename, auto_flush}
+    : shared_adaptor{std::in_place, std::move(upstream), filename, auto_flush}
   {
   }
 
@@ -158,8 +152,7 @@ class RMM_EXPORT logging_resource_adaptor
   logging_resource_adaptor(cuda::mr::any_resource<cuda::mr::device_accessible> upstream,
                            std::ostream& stream,
                            bool auto_flush = false)
-    : shared_base{cuda::std::in_place_type<detail::logging_resource_adaptor_impl>,
-                  std::move(upstream),
+    : shared_adaptor{std::in_place, std::move(upstream),
                   std::make_unique<detail::logging_destination>(detail::logging_destination{&stream, {}}),
                   auto_flush}
   {
@@ -174,24 +167,11 @@ class RMM_EXPORT logging_resource_adaptor
   logging_resource_adaptor(cuda::mr::any_resource<cuda::mr::device_accessible> upstream,
                            std::initializer_list<rmm::sink_ptr> sinks,
                            bool auto_flush = false)
-    : shared_base{cuda::std::in_place_type<detail::logging_resource_adaptor_impl>,
-                  std::move(upstream),
+    : shared_adaptor{std::in_place, std::move(upstream),
                   std::make_unique<detail::logging_destination>(
                     detail::logging_destination{nullptr, std::vector<rmm::sink_ptr>{sinks}}),
                   auto_flush}
   {
-  }
-
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(logging_resource_adaptor)
-  ~logging_resource_adaptor() = default;
-
-  /**
-   * @brief The upstream.
-   * @return A reference to it
-   */
-  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return get().get_upstream_resource();
   }
 
   /// @brief Writes the buffered rows out.

@@ -27,26 +27,15 @@ namespace mr {
  * @brief Managed (unified) memory, accessible from host and device. All instances are
  * interchangeable (equal).
  */
-class managed_memory_resource final : public detail::handle_base {
+class managed_memory_resource final
+  : public detail::interchangeable_resource<managed_memory_resource> {
  public:
   /**
    * @brief Creates the resource.
    * @throws rmm::cuda_error when no runtime is usable
    */
-  managed_memory_resource()
-    : handle_base{detail::adopt_handle, detail::make_handle(rmm_managed_create)}
-  {
-  }
+  managed_memory_resource() : interchangeable_resource{rmm_managed_create} {}
 
-  /// @brief Any two are interchangeable.
-  /// @return true
-  [[nodiscard]] bool operator==(managed_memory_resource const&) const noexcept { return true; }
-  /// @brief Any two are interchangeable.
-  /// @return false
-  [[nodiscard]] bool operator!=(managed_memory_resource const&) const noexcept { return false; }
-
-  /// @brief Device-accessible memory.
-  friend void get_property(managed_memory_resource const&, cuda::mr::device_accessible) noexcept {}
   /// @brief Host-accessible memory.
   friend void get_property(managed_memory_resource const&, cuda::mr::host_accessible) noexcept {}
 };

@@ -29,26 +29,15 @@ namespace mr {
  * @brief Pinned (page-locked) host memory, usable by the device. All instances are
  * interchangeable (equal). Allocations are 256-byte aligned.
  */
-class pinned_host_memory_resource final : public detail::handle_base {
+class pinned_host_memory_resource final
+  : public detail::interchangeable_resource<pinned_host_memory_resource> {
  public:
   /**
    * @brief Creates the resource.
    * @throws rmm::cuda_error when no runtime is usable
    */
-  pinned_host_memory_resource()
-    : handle_base{detail::adopt_handle, detail::make_handle(rmm_pinned_host_create)}
-  {
-  }
+  pinned_host_memory_resource() : interchangeable_resource{rmm_pinned_host_create} {}
 
-  /// @brief Any two are interchangeable.
-  /// @return true
-  [[nodiscard]] bool operator==(pinned_host_memory_resource const&) const noexcept { return true; }
-  /// @brief Any two are interchangeable.
-  /// @return false
-  [[nodiscard]] bool operator!=(pinned_host_memory_resource const&) const noexcept { return false; }
-
-  /// @brief Device-accessible memory.
-  friend void get_property(pinned_host_memory_resource const&, cuda::mr::device_accessible) noexcept {}
   /// @brief Host-accessible memory.
   friend void get_property(pinned_host_memory_resource const&, cuda::mr::host_accessible) noexcept {}
 };

@@ -88,13 +88,8 @@ class pool_memory_resource_impl final : public adaptor_impl_base {
  * stream-ordered. Copies share one pool.
  */
 class RMM_EXPORT pool_memory_resource
-  : public cuda::mr::shared_resource<detail::pool_memory_resource_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::pool_memory_resource_impl>;
-
+  : public detail::shared_adaptor<detail::pool_memory_resource_impl> {
  public:
-  /// @brief Device-accessible memory.
-  friend void get_property(pool_memory_resource const&, cuda::mr::device_accessible) noexcept {}
-
   /**
    * @brief Creates the pool, taking @p initial_pool_size bytes from @p upstream.
    * @param upstream The upstream (owned: copies of a shared resource share it)
@@ -105,23 +100,10 @@ class RMM_EXPORT pool_memory_resource
   explicit pool_memory_resource(cuda::mr::any_resource<cuda::mr::device_accessible> upstream,
                                 std::size_t initial_pool_size,
                                 std::optional<std::size_t> maximum_pool_size = std::nullopt)
-    : shared_base{cuda::std::in_place_type<detail::pool_memory_resource_impl>,
-                  std::move(upstream),
+    : shared_adaptor{std::in_place, std::move(upstream),
                   initial_pool_size,
                   maximum_pool_size}
   {
-  }
-
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(pool_memory_resource)
-  ~pool_memory_resource() = default;
-
-  /**
-   * @brief The upstream.
-   * @return A reference to it
-   */
-  [[nodiscard]] device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return get().get_upstream_resource();
   }
 
   /**

@@ -21,59 +21,20 @@
 namespace rmm {
 RMM_API_NAMESPACE_BEGIN
 namespace mr {
-namespace detail {
-
-/**
- * @brief The shared state of a prefetch_resource_adaptor: librmm's prefetch adaptor over the upstream.
- */
-class prefetch_resource_adaptor_impl final : public adaptor_impl_base {
- public:
-  /**
-   * @brief Creates the adaptor over @p upstream.
-   * @param upstream The upstream
-   */
-  explicit prefetch_resource_adaptor_impl(any_device_resource upstream)
-    : adaptor_impl_base{std::move(upstream), "prefetch_resource_adaptor(upstream)", [](rmm_resource_t up) {
-                          return make_handle(rmm_prefetch_adaptor_create, up);
-                        }}
-  {
-  }
-};
-
-}  // namespace detail
-
 /**
  * @brief Prefetches each allocation of its upstream (managed memory) to the current device on the allocation's stream. Copies share one adaptor.
  */
 class RMM_EXPORT prefetch_resource_adaptor
-  : public cuda::mr::shared_resource<detail::prefetch_resource_adaptor_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::prefetch_resource_adaptor_impl>;
-
+  : public detail::shared_adaptor<detail::c_adaptor_impl<rmm_prefetch_adaptor_create>> {
  public:
-
-  /// @brief Device-accessible memory.
-  friend void get_property(prefetch_resource_adaptor const&, cuda::mr::device_accessible) noexcept {}
-
   /**
    * @brief Creates the adaptor.
    * @param upstream The upstream
    * @throws rmm::logic_error for an empty upstream
    */
   explicit prefetch_resource_adaptor(cuda::mr::any_resource<cuda::mr::device_accessible> upstream)
-    : shared_base{cuda::std::in_place_type<detail::prefetch_resource_adaptor_impl>, std::move(upstream)}
+    : shared_adaptor{std::in_place, std::move(upstream), "prefetch_resource_adaptor(upstream)"}
   {
-  }
-
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(prefetch_resource_adaptor)
-  ~prefetch_resource_adaptor() = default;
-
-  /**
-   * @brief The upstream.
-   * @return A reference to it
-   */
-  [[nodiscard]] device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return get().get_upstream_resource();
   }
 };
 

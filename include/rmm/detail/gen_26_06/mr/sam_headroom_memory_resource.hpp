@@ -59,9 +59,7 @@ class sam_headroom_memory_resource_impl final : public handle_base {
  * free, on the host beyond that. Copies share the resource.
  */
 class RMM_EXPORT sam_headroom_memory_resource final
-  : public cuda::mr::shared_resource<detail::sam_headroom_memory_resource_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::sam_headroom_memory_resource_impl>;
-
+  : public detail::shared_handle_resource<detail::sam_headroom_memory_resource_impl> {
  public:
   /// @brief Device-accessible memory.
   friend void get_property(sam_headroom_memory_resource const&,
@@ -79,13 +77,11 @@ class RMM_EXPORT sam_headroom_memory_resource final
    * @throws rmm::logic_error when the device cannot access pageable memory
    */
   explicit sam_headroom_memory_resource(std::size_t headroom)
-    : shared_base{cuda::std::in_place_type<detail::sam_headroom_memory_resource_impl>, headroom}
+    : shared_handle_resource{std::in_place, headroom}
   {
   }
 
   sam_headroom_memory_resource() = delete;
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(sam_headroom_memory_resource)
-  ~sam_headroom_memory_resource() = default;
 };
 
 static_assert(cuda::mr::resource_with<sam_headroom_memory_resource, cuda::mr::device_accessible>);

@@ -145,9 +145,7 @@ class statistics_resource_adaptor_impl final : public adaptor_impl_base {
  * a stack of frames (push_counters / pop_counters). Copies share the counters.
  */
 class RMM_EXPORT statistics_resource_adaptor
-  : public cuda::mr::shared_resource<detail::statistics_resource_adaptor_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::statistics_resource_adaptor_impl>;
-
+  : public detail::shared_adaptor<detail::statistics_resource_adaptor_impl> {
  public:
   /// @brief One statistic: current value, peak and total.
   using counter = detail::statistics_resource_adaptor_impl::counter;
@@ -167,20 +165,8 @@ class RMM_EXPORT statistics_resource_adaptor
    * @throws rmm::logic_error for an empty upstream
    */
   explicit statistics_resource_adaptor(cuda::mr::any_resource<cuda::mr::device_accessible> upstream)
-    : shared_base{cuda::std::in_place_type<detail::statistics_resource_adaptor_impl>, std::move(upstream)}
+    : shared_adaptor{std::in_place, std::move(upstream)}
   {
-  }
-
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(statistics_resource_adaptor)
-  ~statistics_resource_adaptor() = default;
-
-  /**
-   * @brief The upstream.
-   * @return A reference to it
-   */
-  [[nodiscard]] device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return get().get_upstream_resource();
   }
 
   /// @brief The bytes counter of the current frame. @return The counter

@@ -16,6 +16,7 @@
 #include <rmm/detail/error.hpp>
 #include <rmm/detail/format.hpp>
 #include <rmm/detail/gen_26_06/mr/detail/handle_impl.hpp>
+#include <rmm/mr/detail/system_memory_support.hpp>
 
 #include <cuda/memory_resource>
 #include <cuda/stream_ref>
@@ -25,46 +26,19 @@
 namespace rmm {
 RMM_API_NAMESPACE_BEGIN
 namespace mr {
-namespace detail {
-
-/**
- * @brief Whether @p device_id can access pageable host memory (what this resource needs).
- * @param device_id The device
- * @return true when supported
- */
-inline bool is_system_memory_supported(cuda_device_id device_id)
-{
-  bool supported = false;
-  rmm::detail::check(rmm_device_supports_pageable_memory(device_id.value(), &supported));
-  return supported;
-}
-
-}  // namespace detail
-
 /**
  * @brief System (malloc'd) memory that the device accesses through HMM or ATS. Freeing waits
  * for the stream first. All instances are interchangeable (equal).
  */
-class system_memory_resource final : public detail::handle_base {
+class system_memory_resource final
+  : public detail::interchangeable_resource<system_memory_resource> {
  public:
   /**
    * @brief Creates the resource.
    * @throws rmm::logic_error when the current device cannot access pageable memory
    */
-  system_memory_resource()
-    : handle_base{detail::adopt_handle, detail::make_handle(rmm_system_create)}
-  {
-  }
+  system_memory_resource() : interchangeable_resource{rmm_system_create} {}
 
-  /// @brief Any two are interchangeable.
-  /// @return true
-  [[nodiscard]] bool operator==(system_memory_resource const&) const noexcept { return true; }
-  /// @brief Any two are interchangeable.
-  /// @return false
-  [[nodiscard]] bool operator!=(system_memory_resource const&) const noexcept { return false; }
-
-  /// @brief Device-accessible memory.
-  friend void get_property(system_memory_resource const&, cuda::mr::device_accessible) noexcept {}
   /// @brief Host-accessible memory.
   friend void get_property(system_memory_resource const&, cuda::mr::host_accessible) noexcept {}
 };

@@ -22,40 +22,14 @@
 namespace rmm {
 RMM_API_NAMESPACE_BEGIN
 namespace mr {
-namespace detail {
-
-/**
- * @brief The shared state of a thread_safe_resource_adaptor: librmm's thread_safe adaptor over the upstream.
- */
-class thread_safe_resource_adaptor_impl final : public adaptor_impl_base {
- public:
-  /**
-   * @brief Creates the adaptor over @p upstream.
-   * @param upstream The upstream
-   */
-  explicit thread_safe_resource_adaptor_impl(any_device_resource upstream)
-    : adaptor_impl_base{std::move(upstream), "thread_safe_resource_adaptor(upstream)", [](rmm_resource_t up) {
-                          return make_handle(rmm_thread_safe_adaptor_create, up);
-                        }}
-  {
-  }
-};
-
-}  // namespace detail
-
 /**
  * @brief Makes any upstream safe to use from several threads: calls to it are serialized. Copies share one adaptor.
  */
 class RMM_EXPORT thread_safe_resource_adaptor
-  : public cuda::mr::shared_resource<detail::thread_safe_resource_adaptor_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::thread_safe_resource_adaptor_impl>;
-
+  : public detail::shared_adaptor<detail::c_adaptor_impl<rmm_thread_safe_adaptor_create>> {
  public:
   /// @brief RMM's lock type (the mutex itself lives in librmm).
   using lock_t = std::lock_guard<std::mutex>;
-
-  /// @brief Device-accessible memory.
-  friend void get_property(thread_safe_resource_adaptor const&, cuda::mr::device_accessible) noexcept {}
 
   /**
    * @brief Creates the adaptor.
@@ -63,20 +37,8 @@ class RMM_EXPORT thread_safe_resource_adaptor
    * @throws rmm::logic_error for an empty upstream
    */
   explicit thread_safe_resource_adaptor(cuda::mr::any_resource<cuda::mr::device_accessible> upstream)
-    : shared_base{cuda::std::in_place_type<detail::thread_safe_resource_adaptor_impl>, std::move(upstream)}
+    : shared_adaptor{std::in_place, std::move(upstream), "thread_safe_resource_adaptor(upstream)"}
   {
-  }
-
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(thread_safe_resource_adaptor)
-  ~thread_safe_resource_adaptor() = default;
-
-  /**
-   * @brief The upstream.
-   * @return A reference to it
-   */
-  [[nodiscard]] device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return get().get_upstream_resource();
   }
 };
 

@@ -155,9 +155,7 @@ class tracking_resource_adaptor_impl final : public adaptor_impl_base {
  * `capture_stacks`): for finding leaks. Copies share the records.
  */
 class RMM_EXPORT tracking_resource_adaptor
-  : public cuda::mr::shared_resource<detail::tracking_resource_adaptor_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::tracking_resource_adaptor_impl>;
-
+  : public detail::shared_adaptor<detail::tracking_resource_adaptor_impl> {
  public:
   /// @brief What is known of one outstanding allocation.
   using allocation_info = detail::tracking_resource_adaptor_impl::allocation_info;
@@ -165,9 +163,6 @@ class RMM_EXPORT tracking_resource_adaptor
   using read_lock_t = detail::tracking_resource_adaptor_impl::read_lock_t;
   /// @brief RMM's write lock type.
   using write_lock_t = detail::tracking_resource_adaptor_impl::write_lock_t;
-
-  /// @brief Device-accessible memory.
-  friend void get_property(tracking_resource_adaptor const&, cuda::mr::device_accessible) noexcept {}
 
   /**
    * @brief Creates the adaptor.
@@ -177,21 +172,8 @@ class RMM_EXPORT tracking_resource_adaptor
    */
   tracking_resource_adaptor(cuda::mr::any_resource<cuda::mr::device_accessible> upstream,
                             bool capture_stacks = false)
-    : shared_base{cuda::std::in_place_type<detail::tracking_resource_adaptor_impl>,
-                  std::move(upstream), capture_stacks}
+    : shared_adaptor{std::in_place, std::move(upstream), capture_stacks}
   {
-  }
-
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(tracking_resource_adaptor)
-  ~tracking_resource_adaptor() = default;
-
-  /**
-   * @brief The upstream.
-   * @return A reference to it
-   */
-  [[nodiscard]] device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return get().get_upstream_resource();
   }
 
   /// @brief The outstanding allocations. @return Pointer to allocation info

@@ -76,9 +76,7 @@ class vmm_pool_memory_resource_impl final : public handle_base {
  * HIP's `hipMem*`); elsewhere construction throws rmm::logic_error saying so.
  */
 class RMM_EXPORT vmm_pool_memory_resource
-  : public cuda::mr::shared_resource<detail::vmm_pool_memory_resource_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::vmm_pool_memory_resource_impl>;
-
+  : public detail::shared_handle_resource<detail::vmm_pool_memory_resource_impl> {
  public:
   /// @brief Device-accessible memory.
   friend void get_property(vmm_pool_memory_resource const&, cuda::mr::device_accessible) noexcept
@@ -101,15 +99,11 @@ class RMM_EXPORT vmm_pool_memory_resource
   explicit vmm_pool_memory_resource(std::size_t initial_pool_size                = 0,
                                     std::optional<std::size_t> maximum_pool_size = std::nullopt,
                                     vmm_pool_options const& options              = {})
-    : shared_base{cuda::std::in_place_type<detail::vmm_pool_memory_resource_impl>,
-                  initial_pool_size,
+    : shared_handle_resource{std::in_place, initial_pool_size,
                   maximum_pool_size,
                   options}
   {
   }
-
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(vmm_pool_memory_resource)
-  ~vmm_pool_memory_resource() = default;
 
   /**
    * @brief Bytes mapped now (allocated and free).

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <rmm/detail/export.hpp>
+#include <rmm/mr/detail/system_memory_support.hpp>
 
 #include <rmm/cuda_device.hpp>
 #include <rmm/cuda_stream_view.hpp>
@@ -18,22 +19,6 @@
 namespace rmm {
 RMM_API_NAMESPACE_BEGIN
 namespace mr {
-
-namespace detail {
-/**
- * @brief Whether @p device_id can access system-allocated (pageable host) memory, through HMM
- * or ATS: what system_memory_resource and sam_headroom_memory_resource need.
- * @param device_id The device to ask about
- * @return true when supported
- * @throws rmm::cuda_error when the runtime fails to answer (e.g. no such device)
- */
-inline bool is_system_memory_supported(cuda_device_id device_id)
-{
-  bool supported = false;
-  rmm::detail::check(rmm_device_supports_pageable_memory(device_id.value(), &supported));
-  return supported;
-}
-}  // namespace detail
 
 /**
  * @brief Device memory resource allocating system (pageable host) memory, for devices that can access it (HMM/ATS); synchronizes the stream before freeing.

@@ -117,10 +117,78 @@ inline void handle_deallocate_sync(rmm_resource_t handle, void* ptr, std::size_t
 }
 
 /**
+ * @brief The `cuda::mr` allocation interface over a librmm handle, for a class whose
+ * `handle()` returns it (CRTP): stream-ordered and synchronous allocation, and frees that
+ * report a refusal on stderr instead of throwing.
+ * @tparam Derived The class with the handle
+ */
+template <typename Derived>
+class handle_allocation {
+ public:
+  /**
+   * @brief Allocates @p bytes, usable in stream order on @p stream.
+   * @param stream The stream
+   * @param bytes The size (not rounded up: RMM 26.06 passes sizes through)
+   * @param alignment Ignored, as by RMM 26.06's resources: every allocation is 256-byte aligned
+   * @return The memory (null for 0 bytes)
+   * @throws rmm::out_of_memory / rmm::bad_alloc / rmm::logic_error as the C ABI reports
+   */
+  void* allocate(cuda::stream_ref stream,
+                 std::size_t bytes,
+                 [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT)
+  {
+    return handle_allocate(self().handle(), stream, bytes);
+  }
+
+  /**
+   * @brief Frees @p ptr in stream order on @p stream; a refusal is reported on stderr.
+   * @param stream The stream
+   * @param ptr The memory (null is a no-op)
+   * @param bytes The size it was allocated with
+   * @param alignment Ignored
+   */
+  void deallocate(cuda::stream_ref stream,
+                  void* ptr,
+                  std::size_t bytes,
+                  [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept
+  {
+    handle_deallocate(self().handle(), stream, ptr, bytes);
+  }
+
+  /**
+   * @brief Allocates @p bytes on the default stream.
+   * @param bytes The size
+   * @param alignment Ignored
+   * @return The memory
+   */
+  void* allocate_sync(std::size_t bytes,
+                      [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT)
+  {
+    return handle_allocate_sync(self().handle(), bytes);
+  }
+
+  /**
+   * @brief Frees @p ptr on the default stream; a refusal is reported on stderr.
+   * @param ptr The memory
+   * @param bytes The size it was allocated with
+   * @param alignment Ignored
+   */
+  void deallocate_sync(void* ptr,
+                       std::size_t bytes,
+                       [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept
+  {
+    handle_deallocate_sync(self().handle(), ptr, bytes);
+  }
+
+ private:
+  [[nodiscard]] Derived const& self() const noexcept { return static_cast<Derived const&>(*this); }
+};
+
+/**
  * @brief Owner of one reference to a librmm resource, with the `cuda::mr` resource interface
  * over it. Copies (and moves) share the handle.
  */
-class handle_base {
+class handle_base : public handle_allocation<handle_base> {
  public:
   /**
    * @brief Takes over the reference @p handle owns.
@@ -154,61 +222,6 @@ class handle_base {
   ~handle_base()
   {
     if (handle_ != nullptr) { (void)rmm_resource_release(handle_); }
-  }
-
-  /**
-   * @brief Allocates @p bytes, usable in stream order on @p stream.
-   * @param stream The stream
-   * @param bytes The size (not rounded up: RMM 26.06 passes sizes through)
-   * @param alignment Ignored, as by RMM 26.06's resources: every allocation is 256-byte aligned
-   * @return The memory (null for 0 bytes)
-   * @throws rmm::out_of_memory / rmm::bad_alloc / rmm::logic_error as the C ABI reports
-   */
-  void* allocate(cuda::stream_ref stream,
-                 std::size_t bytes,
-                 [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT)
-  {
-    return handle_allocate(handle_, stream, bytes);
-  }
-
-  /**
-   * @brief Frees @p ptr in stream order on @p stream; a refusal is reported on stderr.
-   * @param stream The stream
-   * @param ptr The memory (null is a no-op)
-   * @param bytes The size it was allocated with
-   * @param alignment Ignored
-   */
-  void deallocate(cuda::stream_ref stream,
-                  void* ptr,
-                  std::size_t bytes,
-                  [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept
-  {
-    handle_deallocate(handle_, stream, ptr, bytes);
-  }
-
-  /**
-   * @brief Allocates @p bytes on the default stream.
-   * @param bytes The size
-   * @param alignment Ignored
-   * @return The memory
-   */
-  void* allocate_sync(std::size_t bytes,
-                      [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT)
-  {
-    return handle_allocate_sync(handle_, bytes);
-  }
-
-  /**
-   * @brief Frees @p ptr on the default stream; a refusal is reported on stderr.
-   * @param ptr The memory
-   * @param bytes The size it was allocated with
-   * @param alignment Ignored
-   */
-  void deallocate_sync(void* ptr,
-                       std::size_t bytes,
-                       [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept
-  {
-    handle_deallocate_sync(handle_, ptr, bytes);
   }
 
   /**
@@ -466,6 +479,36 @@ class adaptor_impl_base : public upstream_holder, public handle_base {
 };
 
 /**
+ * @brief Base of a resource made by a C ABI constructor without arguments, any two of which
+ * are interchangeable: they compare equal, as RMM 26.06's do.
+ * @tparam Resource The class (CRTP)
+ */
+template <typename Resource>
+class interchangeable_resource : public handle_base {
+ public:
+  /// @brief Any two are interchangeable. @return true
+  [[nodiscard]] bool operator==(Resource const&) const noexcept { return true; }
+  /// @brief Any two are interchangeable. @return false
+  [[nodiscard]] bool operator!=(Resource const&) const noexcept { return false; }
+
+  /// @brief Device-accessible memory.
+  friend void get_property(Resource const&, cuda::mr::device_accessible) noexcept {}
+
+  /// @brief Takes over the reference a handle owns.
+  using handle_base::handle_base;
+
+ protected:
+  /**
+   * @brief Creates the resource.
+   * @param create The C ABI constructor
+   */
+  explicit interchangeable_resource(rmm_status_t (*create)(rmm_resource_t*))
+    : handle_base{adopt_handle, make_handle(create)}
+  {
+  }
+};
+
+/**
  * @brief The resource of a registry entry set without a 26.06 object (from RMM 25.02/25.10
  * code, C, Python or Rust): it allocates through the entry's handle, whatever resource that
  * is. Copies share the handle.
@@ -485,68 +528,127 @@ class registry_resource final : public handle_base {
   friend void get_property(registry_resource const&, cuda::mr::device_accessible) noexcept {}
 };
 
+/**
+ * @brief Base of 26.06's resource classes over `cuda::mr::shared_resource<Impl>`: copies share
+ * one Impl, and a move copies too (one more reference), so a moved-from resource is still the
+ * same usable resource, never empty.
+ * @tparam Impl The shared state
+ */
+template <typename Impl>
+class shared_copies : public cuda::mr::shared_resource<Impl> {
+  using shared_base = cuda::mr::shared_resource<Impl>;
+
+ public:
+  /// @brief Shares @p other's state. @param other The resource
+  shared_copies(shared_copies const& other) noexcept = default;
+  /// @brief Shares @p other's state (which stays usable). @param other The resource
+  shared_copies(shared_copies&& other) noexcept : shared_base{static_cast<shared_base const&>(other)}
+  {
+  }
+  /// @brief Shares @p other's state. @param other The resource @return *this
+  shared_copies& operator=(shared_copies const& other) noexcept = default;
+  /// @brief Shares @p other's state (which stays usable). @param other The resource
+  /// @return *this
+  shared_copies& operator=(shared_copies&& other) noexcept
+  {
+    shared_base::operator=(static_cast<shared_base const&>(other));
+    return *this;
+  }
+  ~shared_copies() = default;
+
+ protected:
+  /**
+   * @brief Makes the shared state from @p args.
+   * @param args Impl's constructor arguments
+   */
+  template <typename... Args>
+  explicit shared_copies(std::in_place_t, Args&&... args)
+    : shared_base{cuda::std::in_place_type<Impl>, std::forward<Args>(args)...}
+  {
+  }
+};
+
+/**
+ * @brief A shared resource whose Impl is a handle_base: it keeps the handle beside the shared
+ * block and allocates through it, so the calls that `cuda::mr::any_resource` and the
+ * references dispatch to skip the load of the shared block (one dependent load per allocation
+ * and per free on the hot path). The handle never changes for the life of the shared object,
+ * so the copy is always current.
+ * @tparam Impl The shared state (derived from handle_base)
+ */
+template <typename Impl>
+class shared_handle_resource : public shared_copies<Impl>,
+                               public handle_allocation<shared_handle_resource<Impl>> {
+  using allocation = handle_allocation<shared_handle_resource<Impl>>;
+  friend allocation;
+
+ public:
+  // These hide shared_resource's members of the same names (which go through the shared block).
+  using allocation::allocate;
+  using allocation::allocate_sync;
+  using allocation::deallocate;
+  using allocation::deallocate_sync;
+
+  /// @brief librmm resources hand out device-accessible memory.
+  friend void get_property(shared_handle_resource const&, cuda::mr::device_accessible) noexcept {}
+
+ protected:
+  using shared_copies<Impl>::shared_copies;
+
+  /// @brief The librmm handle (borrowed). @return The handle
+  [[nodiscard]] rmm_resource_t handle() const noexcept { return handle_; }
+
+ private:
+  rmm_resource_t handle_ = this->get().handle();
+};
+
+/**
+ * @brief A shared resource over an upstream (an adaptor or a sub-allocator): Impl derives from
+ * adaptor_impl_base.
+ * @tparam Impl The shared state
+ */
+template <typename Impl>
+class shared_adaptor : public shared_handle_resource<Impl> {
+ public:
+  /**
+   * @brief The upstream.
+   * @return A reference to it
+   */
+  [[nodiscard]] device_async_resource_ref get_upstream_resource() const noexcept
+  {
+    return this->get().get_upstream_resource();
+  }
+
+ protected:
+  using shared_handle_resource<Impl>::shared_handle_resource;
+};
+
+/**
+ * @brief The shared state of an adaptor that only needs its C ABI constructor: librmm's
+ * adaptor made by @p Create from the upstream's handle and the arguments given.
+ * @tparam Create `rmm_status_t(rmm_resource_t upstream, args..., rmm_resource_t* out)`
+ */
+template <auto Create>
+class c_adaptor_impl final : public adaptor_impl_base {
+ public:
+  /**
+   * @brief Creates the adaptor over @p upstream.
+   * @param upstream The upstream
+   * @param what Names the class and argument in the error for an empty upstream
+   * @param args @p Create's arguments after the upstream's handle
+   */
+  template <typename... Args>
+  c_adaptor_impl(any_device_resource upstream, char const* what, Args... args)
+    : adaptor_impl_base{std::move(upstream),
+                        what,
+                        [&](rmm_resource_t up) { return make_handle(Create, up, args...); }}
+  {
+  }
+};
+
 }  // namespace detail
 }  // namespace mr
 RMM_API_NAMESPACE_END
 }  // namespace rmm
-
-/// Copy and move of a resource class over `cuda::mr::shared_resource`: a move copies (one
-/// more reference), so a moved-from resource is still the same usable resource, never empty.
-///
-/// The class also keeps its handle beside the shared block and allocates through it: the
-/// calls that `cuda::mr::any_resource` and the references dispatch to then skip the load of
-/// the shared block (one dependent load per allocation and per free on the hot path). The
-/// handle never changes for the life of the shared object, so the copy is always current.
-#define RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(name)                                          \
-  RMM_DETAIL_SHARED_RESOURCE_COPIES(name, handle_ = other.handle_;)                         \
-  /** @brief Allocates @p bytes in stream order on @p stream (256-byte aligned). */        \
-  void* allocate(::cuda::stream_ref stream,                                                 \
-                 std::size_t bytes,                                                         \
-                 [[maybe_unused]] std::size_t alignment = ::rmm::CUDA_ALLOCATION_ALIGNMENT) \
-  {                                                                                         \
-    return ::rmm::mr::detail::handle_allocate(handle_, stream, bytes);                      \
-  }                                                                                         \
-  /** @brief Frees @p ptr in stream order on @p stream; a refusal goes to stderr. */       \
-  void deallocate(::cuda::stream_ref stream,                                                \
-                  void* ptr,                                                                \
-                  std::size_t bytes,                                                        \
-                  [[maybe_unused]] std::size_t alignment =                                  \
-                    ::rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept                              \
-  {                                                                                         \
-    ::rmm::mr::detail::handle_deallocate(handle_, stream, ptr, bytes);                      \
-  }                                                                                         \
-  /** @brief Allocates @p bytes on the default stream, synchronized. */                    \
-  void* allocate_sync(std::size_t bytes,                                                    \
-                      [[maybe_unused]] std::size_t alignment =                              \
-                        ::rmm::CUDA_ALLOCATION_ALIGNMENT)                                   \
-  {                                                                                         \
-    return ::rmm::mr::detail::handle_allocate_sync(handle_, bytes);                         \
-  }                                                                                         \
-  /** @brief Frees @p ptr on the default stream; a refusal goes to stderr. */              \
-  void deallocate_sync(void* ptr,                                                           \
-                       std::size_t bytes,                                                   \
-                       [[maybe_unused]] std::size_t alignment =                             \
-                         ::rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept                         \
-  {                                                                                         \
-    ::rmm::mr::detail::handle_deallocate_sync(handle_, ptr, bytes);                         \
-  }                                                                                         \
-                                                                                            \
- private:                                                                                   \
-  rmm_resource_t handle_ = this->get().handle();                                            \
-                                                                                            \
- public:
-
-/// Copy and move alone (see RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE), for a class whose shared
-/// object allocates itself (the callback resource calls its functions directly, as RMM's).
-/// @p also runs in the move assignment after the shared part is assigned.
-#define RMM_DETAIL_SHARED_RESOURCE_COPIES(name, also)                                  \
-  name(name const&) noexcept = default;                                                \
-  name(name&& other) noexcept : shared_base{static_cast<shared_base const&>(other)} {} \
-  name& operator=(name const&) noexcept = default;                                     \
-  name& operator=(name&& other) noexcept                                               \
-  {                                                                                    \
-    shared_base::operator=(static_cast<shared_base const&>(other));                    \
-    also return *this;                                                                 \
-  }
 
 #endif  // RMM_API_GENERATION
