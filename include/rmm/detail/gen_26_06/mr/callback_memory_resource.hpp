@@ -12,6 +12,7 @@
 
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/gen_26_06/mr/detail/handle_impl.hpp>
+#include <rmm/mr/detail/callback_types.hpp>
 #include <rmm/resource_ref.hpp>
 
 #include <cuda/memory_resource>
@@ -23,12 +24,6 @@
 namespace rmm {
 RMM_API_NAMESPACE_BEGIN
 namespace mr {
-
-/// @brief Allocates `bytes` on `stream`; the last argument is the resource's allocate argument.
-using allocate_callback_t = std::function<void*(std::size_t, cuda_stream_view, void*)>;
-
-/// @brief Frees `ptr` of `bytes` on `stream`; the last argument is the deallocate argument.
-using deallocate_callback_t = std::function<void(void*, std::size_t, cuda_stream_view, void*)>;
 
 namespace detail {
 

@@ -26,29 +26,14 @@ namespace detail {
 /**
  * @brief The shared state of a cuda_async_managed_memory_resource.
  */
-class cuda_async_managed_memory_resource_impl final : public handle_base {
+class cuda_async_managed_memory_resource_impl final
+  : public librmm_equal_impl<cuda_async_managed_memory_resource_impl> {
  public:
-  /// @brief Equal when both allocate from the same pool (as RMM 26.06's impl compares them).
-  [[nodiscard]] bool operator==(cuda_async_managed_memory_resource_impl const& other) const noexcept
-  {
-    return librmm_equal(other);
-  }
-
-  /// @brief Negation of operator==.
-  [[nodiscard]] bool operator!=(cuda_async_managed_memory_resource_impl const& other) const noexcept
-  {
-    return !librmm_equal(other);
-  }
-
   /// @brief Creates librmm's async managed resource.
   cuda_async_managed_memory_resource_impl()
-    : handle_base{adopt_handle, make_handle(rmm_async_managed_create)}
+    : librmm_equal_impl{make_handle(rmm_async_managed_create)}
   {
   }
-
-  cuda_async_managed_memory_resource_impl(cuda_async_managed_memory_resource_impl const&) = delete;
-  cuda_async_managed_memory_resource_impl& operator=(
-    cuda_async_managed_memory_resource_impl const&) = delete;
 
   /**
    * @brief The runtime's managed pool.

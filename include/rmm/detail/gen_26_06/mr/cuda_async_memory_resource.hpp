@@ -29,20 +29,9 @@ namespace detail {
 /**
  * @brief The shared state of a cuda_async_memory_resource: librmm's async resource.
  */
-class cuda_async_memory_resource_impl final : public handle_base {
+class cuda_async_memory_resource_impl final
+  : public librmm_equal_impl<cuda_async_memory_resource_impl> {
  public:
-  /// @brief Equal when both allocate from the same pool (as RMM 26.06's impl compares them).
-  [[nodiscard]] bool operator==(cuda_async_memory_resource_impl const& other) const noexcept
-  {
-    return librmm_equal(other);
-  }
-
-  /// @brief Negation of operator==.
-  [[nodiscard]] bool operator!=(cuda_async_memory_resource_impl const& other) const noexcept
-  {
-    return !librmm_equal(other);
-  }
-
   /**
    * @brief Creates the pool (see cuda_async_memory_resource's constructor).
    * @param initial_pool_size Bytes to prime the pool with; none: not primed
@@ -52,12 +41,9 @@ class cuda_async_memory_resource_impl final : public handle_base {
   cuda_async_memory_resource_impl(std::optional<std::size_t> initial_pool_size,
                                   std::optional<std::size_t> release_threshold,
                                   std::optional<std::int32_t> export_handle_type)
-    : handle_base{adopt_handle, create(initial_pool_size, release_threshold, export_handle_type)}
+    : librmm_equal_impl{create(initial_pool_size, release_threshold, export_handle_type)}
   {
   }
-
-  cuda_async_memory_resource_impl(cuda_async_memory_resource_impl const&)            = delete;
-  cuda_async_memory_resource_impl& operator=(cuda_async_memory_resource_impl const&) = delete;
 
   /**
    * @brief The runtime's pool.

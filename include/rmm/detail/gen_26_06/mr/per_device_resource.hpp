@@ -27,6 +27,7 @@
 
 #include <rmm/cuda_device.hpp>
 #include <rmm/detail/check.hpp>
+#include <rmm/detail/runtime_shutdown.hpp>
 #include <rmm/mr/cuda_memory_resource.hpp>
 #include <rmm/detail/gen_26_06/mr/detail/handle_impl.hpp>
 #include <rmm/resource_ref.hpp>

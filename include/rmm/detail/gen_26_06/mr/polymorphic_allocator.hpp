@@ -14,6 +14,7 @@
 #include <rmm/aligned.hpp>
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/detail/error.hpp>
+#include <rmm/mr/detail/stream_allocator_adaptor.hpp>
 #include <rmm/mr/per_device_resource.hpp>
 #include <rmm/resource_ref.hpp>
 
@@ -124,95 +125,6 @@ bool operator==(polymorphic_allocator<T> const& lhs, polymorphic_allocator<U> co
  */
 template <typename T, typename U>
 bool operator!=(polymorphic_allocator<T> const& lhs, polymorphic_allocator<U> const& rhs)
-{
-  return !(lhs == rhs);
-}
-
-/**
- * @brief Adapts a stream-ordered allocator (allocate(n, stream)) to the standard Allocator
- * interface by binding a stream.
- * @tparam Allocator The stream-ordered allocator, e.g. polymorphic_allocator<T>
- */
-template <typename Allocator>
-class stream_allocator_adaptor {
- public:
-  using value_type =
-    typename std::allocator_traits<Allocator>::value_type;  ///< The type of the objects allocated
-
-  stream_allocator_adaptor() = delete;
-
-  /**
-   * @brief Binds @p stream to a copy of @p allocator.
-   * @param allocator The stream-ordered allocator
-   * @param stream The stream of every allocation and deallocation
-   */
-  stream_allocator_adaptor(Allocator const& allocator, cuda_stream_view stream)
-    : alloc_{allocator}, stream_{stream}
-  {
-  }
-
-  /**
-   * @brief The same stream and the rebound allocator of @p other.
-   * @param other The adaptor to copy from
-   */
-  template <typename OtherAllocator>
-  stream_allocator_adaptor(stream_allocator_adaptor<OtherAllocator> const& other)
-    : stream_allocator_adaptor{other.underlying_allocator(), other.stream()}
-  {
-  }
-
-  /// @brief The adaptor of the underlying allocator rebound to @p T.
-  template <typename T>
-  struct rebind {
-    /// @brief The rebound adaptor
-    using other =
-      stream_allocator_adaptor<typename std::allocator_traits<Allocator>::template rebind_alloc<T>>;
-  };
-
-  /**
-   * @brief Allocates room for @p num objects on the bound stream.
-   * @param num Number of objects
-   * @return Pointer to the memory
-   */
-  value_type* allocate(std::size_t num) { return alloc_.allocate(num, stream()); }
-
-  /**
-   * @brief Frees memory of @p num objects on the bound stream.
-   * @param ptr The memory
-   * @param num The number of objects it was allocated for
-   */
-  void deallocate(value_type* ptr, std::size_t num) noexcept
-  {
-    alloc_.deallocate(ptr, num, stream());
-  }
-
-  /// @brief The bound stream. @return The stream
-  [[nodiscard]] cuda_stream_view stream() const noexcept { return stream_; }
-
-  /// @brief A copy of the underlying allocator. @return The allocator
-  [[nodiscard]] Allocator underlying_allocator() const noexcept { return alloc_; }
-
- private:
-  Allocator alloc_;
-  cuda_stream_view stream_;
-};
-
-/**
- * @brief Whether the underlying allocators compare equal (the streams do not matter).
- * @return true when equal
- */
-template <typename A, typename O>
-bool operator==(stream_allocator_adaptor<A> const& lhs, stream_allocator_adaptor<O> const& rhs)
-{
-  return lhs.underlying_allocator() == rhs.underlying_allocator();
-}
-
-/**
- * @brief Negation of operator==.
- * @return true when the underlying allocators differ
- */
-template <typename A, typename O>
-bool operator!=(stream_allocator_adaptor<A> const& lhs, stream_allocator_adaptor<O> const& rhs)
 {
   return !(lhs == rhs);
 }

@@ -25,31 +25,17 @@ namespace detail {
 /**
  * @brief The shared state of a sam_headroom_memory_resource.
  */
-class sam_headroom_memory_resource_impl final : public handle_base {
+class sam_headroom_memory_resource_impl final
+  : public librmm_equal_impl<sam_headroom_memory_resource_impl> {
  public:
-  /// @brief Equal when both keep the same headroom (as RMM 26.06's impl compares them).
-  [[nodiscard]] bool operator==(sam_headroom_memory_resource_impl const& other) const noexcept
-  {
-    return librmm_equal(other);
-  }
-
-  /// @brief Negation of operator==.
-  [[nodiscard]] bool operator!=(sam_headroom_memory_resource_impl const& other) const noexcept
-  {
-    return !librmm_equal(other);
-  }
-
   /**
    * @brief Creates librmm's resource.
    * @param headroom Bytes of device memory left free
    */
   explicit sam_headroom_memory_resource_impl(std::size_t headroom)
-    : handle_base{adopt_handle, make_handle(rmm_sam_headroom_create, headroom)}
+    : librmm_equal_impl{make_handle(rmm_sam_headroom_create, headroom)}
   {
   }
-
-  sam_headroom_memory_resource_impl(sam_headroom_memory_resource_impl const&)            = delete;
-  sam_headroom_memory_resource_impl& operator=(sam_headroom_memory_resource_impl const&) = delete;
 };
 
 }  // namespace detail

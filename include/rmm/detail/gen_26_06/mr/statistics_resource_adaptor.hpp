@@ -12,6 +12,7 @@
 
 #include <rmm/detail/error.hpp>
 #include <rmm/detail/gen_26_06/mr/detail/handle_impl.hpp>
+#include <rmm/mr/detail/statistics_counter.hpp>
 #include <rmm/resource_ref.hpp>
 
 #include <cuda/memory_resource>
@@ -39,46 +40,7 @@ class statistics_resource_adaptor_impl final : public adaptor_impl_base {
   using write_lock_t = std::unique_lock<std::shared_mutex>;
 
   /// @brief One statistic: current value, peak and total of increments.
-  struct counter {
-    int64_t value{0};  ///< Current value
-    int64_t peak{0};   ///< Highest value seen
-    int64_t total{0};  ///< Sum of all increments
-
-    /**
-     * @brief Adds @p val (value, total and peak).
-     * @param val The increment
-     * @return *this
-     */
-    counter& operator+=(int64_t val)
-    {
-      value += val;
-      total += val;
-      peak = std::max(value, peak);
-      return *this;
-    }
-
-    /**
-     * @brief Subtracts @p val from the value.
-     * @param val The decrement
-     * @return *this
-     */
-    counter& operator-=(int64_t val)
-    {
-      value -= val;
-      return *this;
-    }
-
-    /**
-     * @brief Folds the counter of a frame above into this one.
-     * @param val The frame's counter
-     */
-    void add_counters_from_tracked_sub_block(counter const& val)
-    {
-      peak = std::max(value + val.peak, peak);
-      value += val.value;
-      total += val.total;
-    }
-  };
+  using counter = statistics_counter;
 
   /**
    * @brief Creates the adaptor over @p upstream.
@@ -105,7 +67,7 @@ class statistics_resource_adaptor_impl final : public adaptor_impl_base {
   {
     rmm_statistics_counters previous{};
     rmm::detail::check(rmm_statistics_adaptor_push_counters(handle(), &previous));
-    return to_pair(previous);
+    return to_counter_pair(previous);
   }
 
   /**
@@ -119,22 +81,16 @@ class statistics_resource_adaptor_impl final : public adaptor_impl_base {
     if (rmm_statistics_adaptor_pop_counters(handle(), &popped) != RMM_STATUS_SUCCESS) {
       throw std::out_of_range("cannot pop the last counter pair: call push_counters() first");
     }
-    return to_pair(popped);
+    return to_counter_pair(popped);
   }
 
  private:
-  static counter to_counter(rmm_counter const& c) noexcept { return counter{c.value, c.peak, c.total}; }
-
-  static std::pair<counter, counter> to_pair(rmm_statistics_counters const& c) noexcept
-  {
-    return {to_counter(c.bytes), to_counter(c.allocations)};
-  }
 
   [[nodiscard]] std::pair<counter, counter> counters() const noexcept
   {
     rmm_statistics_counters c{};
     (void)rmm_statistics_adaptor_get_counters(handle(), &c);
-    return to_pair(c);
+    return to_counter_pair(c);
   }
 };
 

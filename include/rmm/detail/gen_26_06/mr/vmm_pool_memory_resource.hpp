@@ -13,6 +13,7 @@
 
 #include <rmm/aligned.hpp>
 #include <rmm/detail/gen_26_06/mr/detail/handle_impl.hpp>
+#include <rmm/mr/detail/vmm_pool_accessors.hpp>
 #include <rmm/mr/detail/vmm_pool_options.hpp>
 
 #include <cuda/memory_resource>
@@ -76,13 +77,9 @@ class vmm_pool_memory_resource_impl final : public handle_base {
  * HIP's `hipMem*`); elsewhere construction throws rmm::logic_error saying so.
  */
 class RMM_EXPORT vmm_pool_memory_resource
-  : public detail::shared_handle_resource<detail::vmm_pool_memory_resource_impl> {
+  : public detail::shared_handle_resource<detail::vmm_pool_memory_resource_impl>,
+    public detail::vmm_pool_accessors<vmm_pool_memory_resource> {
  public:
-  /// @brief Device-accessible memory.
-  friend void get_property(vmm_pool_memory_resource const&, cuda::mr::device_accessible) noexcept
-  {
-  }
-
   /**
    * @brief Creates the pool on the current device.
    * @param initial_pool_size Bytes mapped now (rounded up to the granularity); 0: grow on
@@ -99,63 +96,9 @@ class RMM_EXPORT vmm_pool_memory_resource
   explicit vmm_pool_memory_resource(std::size_t initial_pool_size                = 0,
                                     std::optional<std::size_t> maximum_pool_size = std::nullopt,
                                     vmm_pool_options const& options              = {})
-    : shared_handle_resource{std::in_place, initial_pool_size,
-                  maximum_pool_size,
-                  options}
+    : shared_handle_resource{std::in_place, initial_pool_size, maximum_pool_size, options}
   {
   }
-
-  /**
-   * @brief Bytes mapped now (allocated and free).
-   * @return The pool size
-   */
-  [[nodiscard]] std::size_t pool_size() const { return stats().pool_size; }
-
-  /**
-   * @brief The most bytes the pool maps at once: the maximum given (rounded down to the
-   * granularity), else the reservation.
-   * @return Bytes
-   */
-  [[nodiscard]] std::size_t maximum_pool_size() const
-  {
-    return stats().maximum_pool_size;
-  }
-
-  /**
-   * @brief Bytes of address space reserved.
-   * @return Bytes
-   */
-  [[nodiscard]] std::size_t reserved_size() const { return stats().reserved_size; }
-
-  /**
-   * @brief Bytes per mapping: the unit of growth and of release.
-   * @return Bytes
-   */
-  [[nodiscard]] std::size_t granularity() const { return stats().granularity; }
-
-  /**
-   * @brief Bytes mapped and not allocated, all streams together.
-   * @return Bytes
-   */
-  [[nodiscard]] std::size_t bytes_free() const { return stats().bytes_free; }
-
-  /**
-   * @brief Number of free blocks.
-   * @return The count
-   */
-  [[nodiscard]] std::size_t free_block_count() const { return stats().free_block_count; }
-
-  /**
-   * @brief Size of the largest free block.
-   * @return Bytes
-   */
-  [[nodiscard]] std::size_t largest_free_block() const { return stats().largest_free_block; }
-
-  /**
-   * @brief 1 - largest free block / bytes free; 0 when nothing is free.
-   * @return The fragmentation, in [0, 1)
-   */
-  [[nodiscard]] double fragmentation() const { return stats().fragmentation; }
 
   /**
    * @brief All statistics at once, from one consistent snapshot.

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <rmm/detail/export.hpp>
+#include <rmm/mr/detail/stream_allocator_adaptor.hpp>
 
 #include <rmm/cuda_stream_view.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
@@ -133,113 +134,6 @@ bool operator==(polymorphic_allocator<T> const& lhs, polymorphic_allocator<U> co
  */
 template <typename T, typename U>
 bool operator!=(polymorphic_allocator<T> const& lhs, polymorphic_allocator<U> const& rhs)
-{
-  return !(lhs == rhs);
-}
-
-/**
- * @brief Adapts a stream-ordered allocator (allocate(n, stream)) to the standard Allocator
- * interface (allocate(n)) by storing a stream.
- *
- * Every allocation and deallocation is ordered on the stored stream, so the container must
- * only use the memory on that stream (or after synchronizing it).
- * @tparam Allocator A stream-ordered allocator such as polymorphic_allocator
- */
-template <typename Allocator>
-class stream_allocator_adaptor {
- public:
-  using value_type = typename std::allocator_traits<Allocator>::value_type;  ///< @brief Type
-
-  stream_allocator_adaptor() = delete;
-
-  /**
-   * @brief Adapts @p allocator to allocate on @p stream.
-   * @param allocator The stream-ordered allocator (copied)
-   * @param stream The stream used for every (de)allocation
-   */
-  stream_allocator_adaptor(Allocator const& allocator, cuda_stream_view stream)
-    : alloc_{allocator}, stream_{stream}
-  {
-  }
-
-  /**
-   * @brief Converts an adaptor of another value type (rebinding its allocator).
-   * @param other The adaptor to convert
-   */
-  template <typename OtherAllocator>
-  stream_allocator_adaptor(stream_allocator_adaptor<OtherAllocator> const& other)  // NOLINT
-    : stream_allocator_adaptor{Allocator{other.underlying_allocator()}, other.stream()}
-  {
-  }
-
-  /**
-   * @brief The adaptor of the rebound allocator for objects of type @p T.
-   * @tparam T The new value type
-   */
-  template <typename T>
-  struct rebind {
-    /// @brief The rebound adaptor type.
-    using other =
-      stream_allocator_adaptor<typename std::allocator_traits<Allocator>::template rebind_alloc<T>>;
-  };
-
-  /**
-   * @brief Allocates room for @p n objects on the stored stream.
-   * @param n The number of objects
-   * @return Pointer to the storage
-   * @throws rmm::bad_alloc (or rmm::out_of_memory) when the memory cannot be allocated
-   */
-  [[nodiscard]] value_type* allocate(std::size_t n) { return alloc_.allocate(n, stream()); }
-
-  /**
-   * @brief Frees storage from allocate() on the stored stream.
-   * @param ptr The storage
-   * @param n The number of objects it was allocated for
-   */
-  void deallocate(value_type* ptr, std::size_t n) noexcept { alloc_.deallocate(ptr, n, stream()); }
-
-  /**
-   * @brief The stream (de)allocations are ordered on.
-   * @return The stream
-   */
-  [[nodiscard]] cuda_stream_view stream() const noexcept { return stream_; }
-
-  /**
-   * @brief The adapted allocator.
-   * @return It
-   */
-  [[nodiscard]] Allocator underlying_allocator() const noexcept { return alloc_; }
-
- private:
-  Allocator alloc_;
-  cuda_stream_view stream_;
-};
-
-/// @cond
-template <typename Allocator>
-stream_allocator_adaptor(Allocator const&, cuda_stream_view) -> stream_allocator_adaptor<Allocator>;
-/// @endcond
-
-/**
- * @brief Whether the adapted allocators compare equal.
- * @param lhs An adaptor
- * @param rhs Another adaptor
- * @return true when the underlying allocators are equal
- */
-template <typename A, typename O>
-bool operator==(stream_allocator_adaptor<A> const& lhs, stream_allocator_adaptor<O> const& rhs)
-{
-  return lhs.underlying_allocator() == rhs.underlying_allocator();
-}
-
-/**
- * @brief Negation of ==.
- * @param lhs An adaptor
- * @param rhs Another adaptor
- * @return true when not equal
- */
-template <typename A, typename O>
-bool operator!=(stream_allocator_adaptor<A> const& lhs, stream_allocator_adaptor<O> const& rhs)
 {
   return !(lhs == rhs);
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <rmm/detail/export.hpp>
+#include <rmm/mr/detail/statistics_counter.hpp>
 
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/handle_resource.hpp>
@@ -45,46 +46,7 @@ template <typename Upstream>
 class statistics_resource_adaptor final : public detail::upstream_resource<Upstream> {
  public:
   /// @brief One statistic: current value, peak and running total.
-  struct counter {
-    int64_t value{0};  ///< Current value
-    int64_t peak{0};   ///< Highest value seen
-    int64_t total{0};  ///< Sum of all increments
-
-    /**
-     * @brief Adds @p val (an increment also adds to the total and may raise the peak).
-     * @param val The amount
-     * @return *this
-     */
-    counter& operator+=(int64_t val)
-    {
-      value += val;
-      total += val;
-      peak = std::max(value, peak);
-      return *this;
-    }
-
-    /**
-     * @brief Subtracts @p val from the current value.
-     * @param val The amount
-     * @return *this
-     */
-    counter& operator-=(int64_t val)
-    {
-      value -= val;
-      return *this;
-    }
-
-    /**
-     * @brief Folds the counter of a nested frame, started at this value, into this one.
-     * @param val The nested counter
-     */
-    void add_counters_from_tracked_sub_block(counter const& val)
-    {
-      peak = std::max(value + val.peak, peak);
-      value += val.value;
-      total += val.total;
-    }
-  };
+  using counter = detail::statistics_counter;
 
   /**
    * @brief Creates the adaptor over @p upstream, with zeroed counters.
@@ -126,7 +88,7 @@ class statistics_resource_adaptor final : public detail::upstream_resource<Upstr
   {
     rmm_statistics_counters c{};
     rmm::detail::check(rmm_statistics_adaptor_push_counters(this->handle(), &c));
-    return convert(c);
+    return detail::to_counter_pair(c);
   }
 
   /**
@@ -142,7 +104,7 @@ class statistics_resource_adaptor final : public detail::upstream_resource<Upstr
       throw std::out_of_range{rmm::detail::status_message(status)};
     }
     rmm::detail::check(status);
-    return convert(c);
+    return detail::to_counter_pair(c);
   }
 
  private:
@@ -150,14 +112,9 @@ class statistics_resource_adaptor final : public detail::upstream_resource<Upstr
   {
     rmm_statistics_counters c{};
     rmm::detail::check(rmm_statistics_adaptor_get_counters(this->handle(), &c));
-    return convert(c);
+    return detail::to_counter_pair(c);
   }
 
-  static std::pair<counter, counter> convert(rmm_statistics_counters const& c)
-  {
-    return {counter{c.bytes.value, c.bytes.peak, c.bytes.total},
-            counter{c.allocations.value, c.allocations.peak, c.allocations.total}};
-  }
 
 };
 

@@ -10,6 +10,7 @@
 #include <rmm/cuda_device.hpp>
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/error.hpp>
+#include <rmm/mr/detail/vmm_pool_accessors.hpp>
 #include <rmm/mr/detail/vmm_pool_options.hpp>
 #include <rmm/detail/gen_25_02/mr/device/detail/handle_resource.hpp>
 #include <rmm/mr/device/device_memory_resource.hpp>
@@ -36,7 +37,8 @@ namespace mr {
  * HIP's `hipMem*`); elsewhere construction throws rmm::logic_error saying so. Thread-safe and
  * stream-ordered, as pool_memory_resource. Not copyable or movable (RMM's pools are not).
  */
-class vmm_pool_memory_resource final : public detail::handle_resource {
+class vmm_pool_memory_resource final : public detail::handle_resource,
+                                       public detail::vmm_pool_accessors<vmm_pool_memory_resource> {
  public:
   /**
    * @brief Creates the pool on the current device.
@@ -64,58 +66,6 @@ class vmm_pool_memory_resource final : public detail::handle_resource {
   vmm_pool_memory_resource& operator=(vmm_pool_memory_resource const&) = delete;
   vmm_pool_memory_resource& operator=(vmm_pool_memory_resource&&)      = delete;
   ~vmm_pool_memory_resource() override                                 = default;
-
-  /**
-   * @brief Bytes mapped now (allocated and free).
-   * @return The pool size
-   */
-  [[nodiscard]] std::size_t pool_size() const { return stats().pool_size; }
-
-  /**
-   * @brief The most bytes the pool maps at once: the maximum given (rounded down to the
-   * granularity), else the reservation.
-   * @return Bytes
-   */
-  [[nodiscard]] std::size_t maximum_pool_size() const
-  {
-    return stats().maximum_pool_size;
-  }
-
-  /**
-   * @brief Bytes of address space reserved.
-   * @return Bytes
-   */
-  [[nodiscard]] std::size_t reserved_size() const { return stats().reserved_size; }
-
-  /**
-   * @brief Bytes per mapping: the unit of growth and of release.
-   * @return Bytes
-   */
-  [[nodiscard]] std::size_t granularity() const { return stats().granularity; }
-
-  /**
-   * @brief Bytes mapped and not allocated, all streams together.
-   * @return Bytes
-   */
-  [[nodiscard]] std::size_t bytes_free() const { return stats().bytes_free; }
-
-  /**
-   * @brief Number of free blocks.
-   * @return The count
-   */
-  [[nodiscard]] std::size_t free_block_count() const { return stats().free_block_count; }
-
-  /**
-   * @brief Size of the largest free block.
-   * @return Bytes
-   */
-  [[nodiscard]] std::size_t largest_free_block() const { return stats().largest_free_block; }
-
-  /**
-   * @brief 1 - largest free block / bytes free; 0 when nothing is free.
-   * @return The fragmentation, in [0, 1)
-   */
-  [[nodiscard]] double fragmentation() const { return stats().fragmentation; }
 
   /**
    * @brief All statistics at once, from one consistent snapshot.

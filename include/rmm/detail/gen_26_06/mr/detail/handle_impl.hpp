@@ -509,6 +509,32 @@ class interchangeable_resource : public handle_base {
 };
 
 /**
+ * @brief Base of the shared state of a resource that librmm judges equal to another (the async
+ * resources: same pool; sam_headroom: same headroom), as RMM 26.06's impls compare. The state
+ * is shared, never copied.
+ * @tparam Impl The shared state (CRTP)
+ */
+template <typename Impl>
+class librmm_equal_impl : public handle_base {
+ public:
+  librmm_equal_impl(librmm_equal_impl const&)            = delete;
+  librmm_equal_impl& operator=(librmm_equal_impl const&) = delete;
+
+  /// @brief Equal when librmm says so. @param other The other state @return true when equal
+  [[nodiscard]] bool operator==(Impl const& other) const noexcept { return librmm_equal(other); }
+
+  /// @brief Negation of operator==. @param other The other state @return true when not equal
+  [[nodiscard]] bool operator!=(Impl const& other) const noexcept { return !librmm_equal(other); }
+
+ protected:
+  /**
+   * @brief Takes over the reference @p handle owns.
+   * @param handle A handle owning one reference
+   */
+  explicit librmm_equal_impl(rmm_resource_t handle) noexcept : handle_base{adopt_handle, handle} {}
+};
+
+/**
  * @brief The resource of a registry entry set without a 26.06 object (from RMM 25.02/25.10
  * code, C, Python or Rust): it allocates through the entry's handle, whatever resource that
  * is. Copies share the handle.
