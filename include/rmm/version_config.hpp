@@ -25,27 +25,30 @@
  *
  * ## Layout: where a generation's differences live (checked by scripts/check-include-layout.py)
  *
- * Code that all generations share is written once, at RMM's path. What differs is in one of
- * two places, and nowhere else:
- * - A header whose whole content is a generation's own (RMM 25.02's `device_memory_resource`
- *   family, RMM 26.06's `shared_resource` family, a container's constructor set) lives in
- *   `rmm/detail/gen_<yy>_<mm>/` of the generation that introduced it, under RMM's path of
- *   the public header (`rmm/mr/device/pool_memory_resource.hpp` ->
- *   `rmm/detail/gen_25_02/mr/device/pool_memory_resource.hpp`). It serves its generation and
- *   the later ones until a newer folder replaces it. The public header at RMM's path only
- *   selects it, in a block of includes under `#if RMM_API_GENERATION >= <yymm>` (newest
- *   first). A generation folder includes shared headers, its own folder and older
- *   generations' folders, never a newer one; shared headers include a generation folder only
- *   in such a selection block. A folder's headers newer than 25.02 are guarded by their
- *   generation (every header is compiled in a 25.x translation unit by the header checks).
+ * Code that all generations share is written once, at RMM's path (or, for helpers of ours, in
+ * `rmm/detail/` and `rmm/mr/detail/`). What differs lives in one of two places, nowhere else:
+ * - Whole headers of a generation's own (RMM 25.02's `device_memory_resource` family, RMM
+ *   26.06's `shared_resource` family, each container's constructor set and policy) live in
+ *   `rmm/detail/gen_<yy>_<mm>/` of the generation that introduced them, under RMM's path
+ *   (`rmm/mr/device/pool_memory_resource.hpp` ->
+ *   `rmm/detail/gen_25_02/mr/device/pool_memory_resource.hpp`). A folder serves its
+ *   generation and the later ones until a newer folder replaces a header. The public header
+ *   at RMM's path only selects: a block of includes under `#if RMM_API_GENERATION >= <yymm>`,
+ *   newest first, `#else` the oldest. A generation folder includes shared headers, its own
+ *   folder and older ones, never a newer one; a shared header includes a generation folder
+ *   only in such a selection block. The headers of a folder newer than 25.02 are guarded by
+ *   `#if RMM_API_GENERATION >= <yymm>`, the only generation test in a folder (the header
+ *   checks compile every header in 25.x translation units).
  * - A few lines that differ inside a shared header sit under a knob `RMM_DETAIL_API_*`
- *   defined below, once; code tests the knob, never `RMM_API_GENERATION` or the version.
- * The registry keys are defined here too (RMM_DETAIL_REGISTRY_KEY).
+ *   defined below, once; shared code tests the knob, never `RMM_API_GENERATION`.
+ * The registry keys are defined here too (RMM_DETAIL_REGISTRY_KEY), nowhere else.
  *
- * A new generation (RMM 26.10, say) adds: its row to the version checks and namespace name
- * below, its registry key (3), a knob for each small change (cuda::stream_ref parameters),
- * and `rmm/detail/gen_26_10/` for the headers it rewrites, each with its line in the
- * selection block of the public header.
+ * A new generation (RMM 26.10, say) adds: its releases to the checks below, its namespace
+ * name and registry key (3), a knob line for each small change in shared code (its
+ * `cuda::stream_ref` parameters of the stream pool, prefetch, the callback types, ...), and
+ * `rmm/detail/gen_26_10/` for what it rewrites (a container_policy.hpp whose `stream_type` is
+ * `cuda::stream_ref`, the containers' constructor sets), each with its
+ * `#if RMM_API_GENERATION >= 2610` line in the public header's selection block.
  */
 #pragma once
 
