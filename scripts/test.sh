@@ -161,6 +161,16 @@ step_header_drift() {
   echo "include/rmm/rmm.h matches cbindgen's output"
 }
 
+step_include_layout() {
+  # The headers' API generation layout (the rule atop include/rmm/version_config.hpp); a copy
+  # with each kind of violation injected must fail the same check.
+  local out
+  out="$(python3 scripts/check-include-layout.py)"
+  echo "$out"
+  python3 scripts/check-include-layout.py --self-test
+  record "include/rmm layout of the API generations" "${out#check-include-layout: }"
+}
+
 step_cargo_test() {
   local pattern hidden
   # Lines of rmm's debug log (stderr, "[thread][time][error ] ...") from the error paths the
@@ -422,6 +432,7 @@ run_step "setup" "setup (scripts/setup.sh test)" step_setup
 run_step "cargo fmt --check" "cargo fmt --check" step_fmt
 run_step "cargo clippy" "cargo clippy" step_clippy
 run_step "header drift (cbindgen)" "header drift (cbindgen)" step_header_drift
+run_step "include layout" "the headers' API generation layout (scripts/check-include-layout.py)" step_include_layout
 run_step "cargo test" "cargo test --release --workspace (RMM_RUNTIME=$RMM_RUNTIME; includes the LD_PRELOAD interposer against a stand-in cudart)" step_cargo_test
 run_step "benchmark smoke run" "benchmark smoke run (rmm-bench --quick, RMM_RUNTIME=$RMM_RUNTIME)" step_bench_smoke
 run_step "rmm-viz in headless Chromium" "rmm-viz: recorded runs rendered in headless Chromium (scripts/check-viz.sh; screenshots build/rmm-viz.png, build/rmm-viz-100k.png)" step_viz

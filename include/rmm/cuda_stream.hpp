@@ -14,7 +14,7 @@
 #include <rmm/detail/logging_assert.hpp>
 #include <rmm/rmm.h>
 
-#if RMM_API_GENERATION >= 2606
+#if RMM_DETAIL_API_CUDA_STREAM_TO_STREAM_REF
 #include <cuda/stream_ref>
 #endif
 
@@ -112,7 +112,7 @@ class cuda_stream {
    */
   operator cuda_stream_view() const noexcept { return view(); }
 
-#if RMM_API_GENERATION >= 2606
+#if RMM_DETAIL_API_CUDA_STREAM_TO_STREAM_REF
   /**
    * @brief The owned stream as a CCCL `cuda::stream_ref` (RMM 26.06), e.g. for a resource's
    * stream-ordered `allocate(stream, bytes, alignment)`.

@@ -95,11 +95,7 @@ class cuda_stream_view {
   constexpr cuda_stream_view& operator=(cuda_stream_view const&) = default;  ///< @brief Copy assignment
   constexpr cuda_stream_view& operator=(cuda_stream_view&&) = default;  ///< @brief Move assignment
 
-#if RMM_API_GENERATION >= 2606
-  // RMM 26.06 refuses `0` and `nullptr`: write cuda_stream_view{} for the default stream.
-  cuda_stream_view(int)            = delete;  ///< @brief Refused: use cuda_stream_view{}
-  cuda_stream_view(std::nullptr_t) = delete;  ///< @brief Refused: use cuda_stream_view{}
-#else
+#if RMM_DETAIL_API_STREAM_FROM_LITERAL
   /**
    * @brief Views the default stream; accepts the literal `nullptr`.
    */
@@ -111,6 +107,10 @@ class cuda_stream_view {
    * Any integer is treated as the default stream: stream handles are pointers, not numbers.
    */
   constexpr cuda_stream_view(int) noexcept {}
+#else
+  // RMM 26.06 refuses `0` and `nullptr`: write cuda_stream_view{} for the default stream.
+  cuda_stream_view(int)            = delete;  ///< @brief Refused: use cuda_stream_view{}
+  cuda_stream_view(std::nullptr_t) = delete;  ///< @brief Refused: use cuda_stream_view{}
 #endif
 
   /**

@@ -77,7 +77,7 @@ class out_of_range : public std::out_of_range {
   using std::out_of_range::out_of_range;
 };
 
-#if RMM_API_GENERATION >= 2606
+#if RMM_DETAIL_API_INVALID_ARGUMENT
 /**
  * @brief Exception thrown when an argument is invalid, e.g. an alignment that is not a power
  * of two (RMM 26.06).

@@ -16,7 +16,7 @@
 
 #if defined(RMM_DETAIL_HAVE_THRUST)
 #include <rmm/cuda_stream_view.hpp>
-#if RMM_API_GENERATION >= 2606
+#if RMM_DETAIL_API_OWNING_RESOURCE_ARGS
 #include <rmm/mr/per_device_resource.hpp>
 #include <rmm/mr/thrust_allocator_adaptor.hpp>
 
@@ -57,7 +57,7 @@ namespace rmm {
 RMM_API_NAMESPACE_BEGIN
 
 namespace detail {
-#if RMM_API_GENERATION >= 2606
+#if RMM_DETAIL_API_OWNING_RESOURCE_ARGS
 /// @brief The resource argument of the policies: RMM 26.06 keeps the resource (owning).
 using exec_policy_resource = cuda::mr::any_resource<cuda::mr::device_accessible>;
 #else

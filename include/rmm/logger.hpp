@@ -1091,7 +1091,7 @@ struct log_level_setter {
 RMM_API_NAMESPACE_END
 }  // namespace rmm
 
-#if RMM_API_GENERATION >= 2510
+#if RMM_DETAIL_API_RAPIDS_LOGGER
 /**
  * @brief The logger classes under rapids-logger's namespace, where RMM 25.10 takes them from
  * (`rapids_logger::logger`, `rapids_logger::level_enum`, `rapids_logger::sink_ptr`,

@@ -29,7 +29,7 @@
 #endif
 // RMM 26.06 has only the cuda::std::span overload: with a std::span one as well, a braced
 // `{ptr, n}` or a container argument would match both.
-#if __cplusplus >= 202002L && defined(__has_include) && RMM_API_GENERATION < 2606
+#if __cplusplus >= 202002L && defined(__has_include) && RMM_DETAIL_API_STD_SPAN_PREFETCH
 #if __has_include(<span>)
 #include <span>
 #define RMM_DETAIL_PREFETCH_STD_SPAN 1

@@ -1,7 +1,8 @@
 /**
  * @file version_config.hpp
  * @brief Which RMM API generation this translation unit compiles against (RMM's
- * `rmm/version_config.hpp`: `RMM_VERSION_MAJOR`, `RMM_VERSION_MINOR`, `RMM_VERSION_PATCH`).
+ * `rmm/version_config.hpp`: `RMM_VERSION_MAJOR`, `RMM_VERSION_MINOR`, `RMM_VERSION_PATCH`), the
+ * knobs that say what each generation changes, and each generation's registry key.
  *
  * One rmm-rs install serves code written for RMM 25.02 (= hipMM 3.0), RMM 25.10 (= hipMM
  * 4.0) and RMM 26.06 (CCCL-native resources). Each translation unit chooses one by defining
@@ -21,6 +22,33 @@
  * Each generation lives in its own inline namespace (`rmm::api_25_02`, `rmm::api_25_10`,
  * `rmm::api_26_06`), so libraries compiled against different generations link into one
  * program without ODR clashes; all of them share librmm.so's one per-device registry.
+ *
+ * ## Layout: where a generation's differences live (checked by scripts/check-include-layout.py)
+ *
+ * Code that all generations share is written once, at RMM's path (or, for helpers of ours, in
+ * `rmm/detail/` and `rmm/mr/detail/`). What differs lives in one of two places, nowhere else:
+ * - Whole headers of a generation's own (RMM 25.02's `device_memory_resource` family, RMM
+ *   26.06's `shared_resource` family, each container's constructor set and policy) live in
+ *   `rmm/detail/gen_<yy>_<mm>/` of the generation that introduced them, under RMM's path
+ *   (`rmm/mr/device/pool_memory_resource.hpp` ->
+ *   `rmm/detail/gen_25_02/mr/device/pool_memory_resource.hpp`). A folder serves its
+ *   generation and the later ones until a newer folder replaces a header. The public header
+ *   at RMM's path only selects: a block of includes under `#if RMM_API_GENERATION >= <yymm>`,
+ *   newest first, `#else` the oldest. A generation folder includes shared headers, its own
+ *   folder and older ones, never a newer one; a shared header includes a generation folder
+ *   only in such a selection block. The headers of a folder newer than 25.02 are guarded by
+ *   `#if RMM_API_GENERATION >= <yymm>`, the only generation test in a folder (the header
+ *   checks compile every header in 25.x translation units).
+ * - A few lines that differ inside a shared header sit under a knob `RMM_DETAIL_API_*`
+ *   defined below, once; shared code tests the knob, never `RMM_API_GENERATION`.
+ * The registry keys are defined here too (RMM_DETAIL_REGISTRY_KEY), nowhere else.
+ *
+ * A new generation (RMM 26.10, say) adds: its releases to the checks below, its namespace
+ * name and registry key (3), a knob line for each small change in shared code (its
+ * `cuda::stream_ref` parameters of the stream pool, prefetch, the callback types, ...), and
+ * `rmm/detail/gen_26_10/` for what it rewrites (a container_policy.hpp whose `stream_type` is
+ * `cuda::stream_ref`, the containers' constructor sets), each with its
+ * `#if RMM_API_GENERATION >= 2610` line in the public header's selection block.
  */
 #pragma once
 
@@ -56,15 +84,52 @@
 /// @brief Patch level of the RMM API (always 0: rmm-rs follows the release's API).
 #define RMM_VERSION_PATCH 0
 
-// The generation's inline namespace: every rmm:: name of the C++ layer is declared inside it.
+// The generation's inline namespace (every rmm:: name of the C++ layer is declared inside it)
+// and its key in librmm's per-device registry: each generation keeps its own C++ object per
+// entry under its key (the C ABI has keys 0 to 3).
 #if RMM_API_GENERATION == 2502
 #define RMM_API_NAMESPACE_NAME api_25_02
+#define RMM_DETAIL_REGISTRY_KEY 0
 #elif RMM_API_GENERATION == 2510
 #define RMM_API_NAMESPACE_NAME api_25_10
+#define RMM_DETAIL_REGISTRY_KEY 1
 #else
 #define RMM_API_NAMESPACE_NAME api_26_06
+#define RMM_DETAIL_REGISTRY_KEY 2
 #endif
 /// @brief Opens the generation's inline namespace (inside `namespace rmm`).
 #define RMM_API_NAMESPACE_BEGIN inline namespace RMM_API_NAMESPACE_NAME {
 /// @brief Closes what RMM_API_NAMESPACE_BEGIN opened.
 #define RMM_API_NAMESPACE_END }
+
+// ---- Knobs: the small differences inside shared headers (1 where the generation has it) ----
+
+// RMM 25.10 (hipMM 4.0)
+/// Out-of-memory messages give the reason and the size ("Maximum pool size exceeded (failed
+/// to allocate 2.0 MiB): ..."): rmm/detail/alloc_error.hpp.
+#define RMM_DETAIL_API_OOM_REASON_TEXT (RMM_API_GENERATION >= 2510)
+/// The logger's classes are also `rapids_logger::` names: rmm/logger.hpp.
+#define RMM_DETAIL_API_RAPIDS_LOGGER (RMM_API_GENERATION >= 2510)
+/// The resource references are built on `rmm::detail::cccl_*_resource_ref`:
+/// rmm/detail/gen_25_02/resource_ref.hpp.
+#define RMM_DETAIL_API_CCCL_REF_WRAPPERS (RMM_API_GENERATION >= 2510)
+
+// RMM 26.06
+/// `cuda_stream_view` accepts the literals `0` and `nullptr` (26.06 deletes those
+/// constructors): rmm/cuda_stream_view.hpp.
+#define RMM_DETAIL_API_STREAM_FROM_LITERAL (RMM_API_GENERATION < 2606)
+/// `cuda_stream` converts to `cuda::stream_ref`: rmm/cuda_stream.hpp.
+#define RMM_DETAIL_API_CUDA_STREAM_TO_STREAM_REF (RMM_API_GENERATION >= 2606)
+/// `rmm::invalid_argument` exists: rmm/error.hpp.
+#define RMM_DETAIL_API_INVALID_ARGUMENT (RMM_API_GENERATION >= 2606)
+/// `RMM_ASSERT_CUDA_SUCCESS_SAFE_SHUTDOWN` exists: rmm/detail/error.hpp.
+#define RMM_DETAIL_API_SAFE_SHUTDOWN_ASSERT (RMM_API_GENERATION >= 2606)
+/// `runtime_async_managed_alloc` and `device_integrated_memory`:
+/// rmm/detail/runtime_capabilities.hpp.
+#define RMM_DETAIL_API_MANAGED_POOL_CAPABILITIES (RMM_API_GENERATION >= 2606)
+/// `prefetch` has a C++20 `std::span` overload besides the `cuda::std::span` one (26.06 has
+/// only the latter): rmm/prefetch.hpp.
+#define RMM_DETAIL_API_STD_SPAN_PREFETCH (RMM_API_GENERATION < 2606)
+/// APIs that keep a resource take it by value as `cuda::mr::any_resource` (25.x: a
+/// `device_async_resource_ref` the caller keeps alive): rmm/exec_policy.hpp.
+#define RMM_DETAIL_API_OWNING_RESOURCE_ARGS (RMM_API_GENERATION >= 2606)

@@ -34,7 +34,7 @@ namespace rmm {
 RMM_API_NAMESPACE_BEGIN
 namespace detail {
 
-#if RMM_API_GENERATION >= 2510
+#if RMM_DETAIL_API_OOM_REASON_TEXT
 /**
  * @brief RMM 25.10's wording of an out-of-memory failure of a request of @p bytes, given the
  * core's explanation @p core.
@@ -90,7 +90,7 @@ inline void check_alloc(rmm_status_t status, std::size_t bytes)
     oom = status_message(status).find("exceeds the block size") != std::string::npos;
   }
   if (!oom) { throw_status(status); }
-#if RMM_API_GENERATION >= 2510
+#if RMM_DETAIL_API_OOM_REASON_TEXT
   throw rmm::out_of_memory{"out_of_memory: " + alloc_failure_text(status_message(status), bytes)};
 #else
   (void)bytes;

@@ -235,7 +235,7 @@ RMM_API_NAMESPACE_END
   } while (0)
 #endif
 
-#if RMM_API_GENERATION >= 2606
+#if RMM_DETAIL_API_SAFE_SHUTDOWN_ASSERT
 #if defined(NDEBUG)
 /**
  * @brief Like RMM_ASSERT_CUDA_SUCCESS, but the runtime's "unloading" error is accepted too:

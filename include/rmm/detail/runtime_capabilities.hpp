@@ -106,7 +106,7 @@ struct concurrent_managed_access {
   }
 };
 
-#if RMM_API_GENERATION >= 2606
+#if RMM_DETAIL_API_MANAGED_POOL_CAPABILITIES
 /**
  * @brief Whether stream-ordered managed pools can be used (RMM 26.06): concurrent managed
  * access and a runtime and driver of CUDA 13.0 or later (what the async managed resource needs).

@@ -1,115 +1,16 @@
 /**
  * @file aligned_resource_adaptor.hpp
- * @brief RMM 26.06's `rmm::mr::aligned_resource_adaptor`: aligns large allocations to a chosen alignment, through librmm's aligned adaptor.
+ * @brief Larger alignment for large allocations (implemented by the Rust core).
  *
- * A 25.02/25.10 translation unit gets `rmm/mr/device/aligned_resource_adaptor.hpp`.
+ * Each API generation has its own implementation; this header picks the translation unit's
+ * (rmm/version_config.hpp).
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
 #if RMM_API_GENERATION >= 2606
-
-#include <rmm/aligned.hpp>
-#include <rmm/detail/error.hpp>
-#include <rmm/mr/detail/handle_impl.hpp>
-#include <rmm/resource_ref.hpp>
-
-#include <cuda/memory_resource>
-
-#include <algorithm>
-#include <cstddef>
-#include <string>
-
-namespace rmm {
-RMM_API_NAMESPACE_BEGIN
-namespace mr {
-namespace detail {
-
-/**
- * @brief The shared state of a aligned_resource_adaptor: librmm's aligned adaptor over the upstream.
- */
-class aligned_resource_adaptor_impl final : public adaptor_impl_base {
- public:
-  /// @brief Allocations below this size are not aligned beyond 256 bytes.
-  static constexpr std::size_t default_alignment_threshold = 0;
-
-  /**
-   * @brief Creates the adaptor over @p upstream.
-   * @param upstream The upstream
-   * @param alignment A power of two, at least 256
-   * @param alignment_threshold Allocations of at least this size are aligned
-   */
-  aligned_resource_adaptor_impl(any_device_resource upstream,
-                                std::size_t alignment,
-                                std::size_t alignment_threshold)
-    : adaptor_impl_base{std::move(upstream), "aligned_resource_adaptor(upstream, ...)", [&](rmm_resource_t up) {
-                          RMM_EXPECTS(rmm::is_supported_alignment(alignment),
-                                      "aligned_resource_adaptor: alignment " + std::to_string(alignment) +
-                                        " is not a power of two; pass a power of two (at least 256)");
-                          // Smaller alignments are raised to the device's 256 bytes, as RMM 26.06 does.
-                          return make_handle(rmm_aligned_adaptor_create,
-                                             up,
-                                             std::max(alignment, rmm::CUDA_ALLOCATION_ALIGNMENT),
-                                             alignment_threshold);
-                        }}
-  {
-  }
-};
-
-}  // namespace detail
-
-/**
- * @brief Aligns allocations of at least `alignment_threshold` bytes to `alignment`. Copies share one adaptor.
- */
-class RMM_EXPORT aligned_resource_adaptor
-  : public cuda::mr::shared_resource<detail::aligned_resource_adaptor_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::aligned_resource_adaptor_impl>;
-
- public:
-  /// @brief The default threshold: every allocation is aligned.
-  static constexpr std::size_t default_alignment_threshold =
-    detail::aligned_resource_adaptor_impl::default_alignment_threshold;
-
-  /// @brief Device-accessible memory.
-  friend void get_property(aligned_resource_adaptor const&, cuda::mr::device_accessible) noexcept {}
-
-  /**
-   * @brief Creates the adaptor.
-   * @param upstream The upstream
-   * @param alignment The alignment (a power of two)
-   * @param alignment_threshold Allocations of at least this size are aligned
-   * @throws rmm::logic_error for an alignment that is not a power of two, an empty upstream
-   */
-  explicit aligned_resource_adaptor(cuda::mr::any_resource<cuda::mr::device_accessible> upstream,
-                                    std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT,
-                                    std::size_t alignment_threshold = default_alignment_threshold)
-    : shared_base{cuda::std::in_place_type<detail::aligned_resource_adaptor_impl>,
-                  std::move(upstream), alignment, alignment_threshold}
-  {
-  }
-
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(aligned_resource_adaptor)
-  ~aligned_resource_adaptor() = default;
-
-  /**
-   * @brief The upstream.
-   * @return A reference to it
-   */
-  [[nodiscard]] device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return get().get_upstream_resource();
-  }
-};
-
-static_assert(cuda::mr::resource_with<aligned_resource_adaptor, cuda::mr::device_accessible>);
-
-}  // namespace mr
-RMM_API_NAMESPACE_END
-}  // namespace rmm
-
-#include <rmm/mr/detail/known_resources.hpp>
-
+#include <rmm/detail/gen_26_06/mr/aligned_resource_adaptor.hpp>
 #else
-#include <rmm/mr/device/aligned_resource_adaptor.hpp>
+#include <rmm/detail/gen_25_02/mr/device/aligned_resource_adaptor.hpp>
 #endif

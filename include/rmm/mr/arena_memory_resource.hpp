@@ -1,97 +1,16 @@
 /**
  * @file arena_memory_resource.hpp
- * @brief RMM 26.06's `rmm::mr::arena_memory_resource`: a global arena with per-thread and per-stream arenas, through librmm's arena resource.
+ * @brief Arena sub-allocator built for many threads (implemented by the Rust core).
  *
- * A 25.02/25.10 translation unit gets `rmm/mr/device/arena_memory_resource.hpp`.
+ * Each API generation has its own implementation; this header picks the translation unit's
+ * (rmm/version_config.hpp).
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
 #if RMM_API_GENERATION >= 2606
-
-#include <rmm/aligned.hpp>
-#include <rmm/detail/error.hpp>
-#include <rmm/mr/detail/handle_impl.hpp>
-#include <rmm/resource_ref.hpp>
-
-#include <cuda/memory_resource>
-
-#include <cstddef>
-#include <optional>
-#include <string>
-
-namespace rmm {
-RMM_API_NAMESPACE_BEGIN
-namespace mr {
-namespace detail {
-
-/**
- * @brief The shared state of a arena_memory_resource: librmm's arena resource over the upstream.
- */
-class arena_memory_resource_impl final : public adaptor_impl_base {
- public:
-  /**
-   * @brief Creates the resource over @p upstream.
-   * @param upstream The upstream
-   * @param arena_size Size of the global arena; none: half the free device memory
-   * @param dump_log_on_failure Whether a failure logs the arenas' state
-   */
-  arena_memory_resource_impl(any_device_resource upstream,
-                             std::optional<std::size_t> arena_size,
-                             bool dump_log_on_failure)
-    : adaptor_impl_base{std::move(upstream), "arena_memory_resource(upstream, ...)", [&](rmm_resource_t up) {
-                          RMM_EXPECTS(!arena_size.has_value() ||
-                                        (*arena_size > 0 && rmm::is_aligned(*arena_size, rmm::CUDA_ALLOCATION_ALIGNMENT)),
-                                      "arena_memory_resource: arena_size (" + std::to_string(arena_size.value_or(0)) +
-                                        " bytes) must be a positive multiple of 256 bytes");
-                          return make_handle(rmm_arena_create, up, arena_size.value_or(0), dump_log_on_failure);
-                        }}
-  {
-  }
-};
-
-}  // namespace detail
-
-/**
- * @brief Sub-allocator for many threads: a global arena taken from the upstream in one allocation, shared out through per-thread and per-stream arenas. Copies share one adaptor.
- */
-class RMM_EXPORT arena_memory_resource
-  : public cuda::mr::shared_resource<detail::arena_memory_resource_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::arena_memory_resource_impl>;
-
- public:
-
-  /// @brief Device-accessible memory.
-  friend void get_property(arena_memory_resource const&, cuda::mr::device_accessible) noexcept {}
-
-  /**
-   * @brief Creates the resource.
-   * @param upstream The upstream
-   * @param arena_size Size of the global arena (a multiple of 256); none: half the free memory
-   * @param dump_log_on_failure Whether an allocation failure logs the arenas' state
-   * @throws rmm::logic_error for a bad size or an empty upstream
-   */
-  explicit arena_memory_resource(cuda::mr::any_resource<cuda::mr::device_accessible> upstream,
-                                 std::optional<std::size_t> arena_size = std::nullopt,
-                                 bool dump_log_on_failure              = false)
-    : shared_base{cuda::std::in_place_type<detail::arena_memory_resource_impl>,
-                  std::move(upstream), arena_size, dump_log_on_failure}
-  {
-  }
-
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(arena_memory_resource)
-  ~arena_memory_resource() = default;
-};
-
-static_assert(cuda::mr::resource_with<arena_memory_resource, cuda::mr::device_accessible>);
-
-}  // namespace mr
-RMM_API_NAMESPACE_END
-}  // namespace rmm
-
-#include <rmm/mr/detail/known_resources.hpp>
-
+#include <rmm/detail/gen_26_06/mr/arena_memory_resource.hpp>
 #else
-#include <rmm/mr/device/arena_memory_resource.hpp>
+#include <rmm/detail/gen_25_02/mr/device/arena_memory_resource.hpp>
 #endif

@@ -1,119 +1,17 @@
 /**
  * @file cuda_async_managed_memory_resource.hpp
- * @brief RMM 26.06's `rmm::mr::cuda_async_managed_memory_resource`: stream-ordered managed
- * memory from a managed pool, through librmm's async managed resource.
+ * @brief Device memory resource allocating managed memory in stream order from a managed memory
+ * pool, where the runtime has managed pools.
  *
- * A 25.02/25.10 translation unit gets `rmm/mr/device/cuda_async_managed_memory_resource.hpp`.
+ * Each API generation has its own implementation; this header picks the translation unit's
+ * (rmm/version_config.hpp).
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
 #if RMM_API_GENERATION >= 2606
-
-#include <rmm/aligned.hpp>
-#include <rmm/detail/runtime_capabilities.hpp>
-#include <rmm/mr/detail/handle_impl.hpp>
-
-#include <cuda/memory_resource>
-
-#include <cstddef>
-
-namespace rmm {
-RMM_API_NAMESPACE_BEGIN
-namespace mr {
-namespace detail {
-
-/**
- * @brief The shared state of a cuda_async_managed_memory_resource.
- */
-class cuda_async_managed_memory_resource_impl final : public handle_base {
- public:
-  /// @brief Equal when both allocate from the same pool (as RMM 26.06's impl compares them).
-  [[nodiscard]] bool operator==(cuda_async_managed_memory_resource_impl const& other) const noexcept
-  {
-    return librmm_equal(other);
-  }
-
-  /// @brief Negation of operator==.
-  [[nodiscard]] bool operator!=(cuda_async_managed_memory_resource_impl const& other) const noexcept
-  {
-    return !librmm_equal(other);
-  }
-
-  /// @brief Creates librmm's async managed resource.
-  cuda_async_managed_memory_resource_impl()
-    : handle_base{adopt_handle, make_handle(rmm_async_managed_create)}
-  {
-  }
-
-  cuda_async_managed_memory_resource_impl(cuda_async_managed_memory_resource_impl const&) = delete;
-  cuda_async_managed_memory_resource_impl& operator=(
-    cuda_async_managed_memory_resource_impl const&) = delete;
-
-  /**
-   * @brief The runtime's managed pool.
-   * @return The pool handle
-   */
-  [[nodiscard]] cudaMemPool_t pool_handle() const noexcept
-  {
-    void* pool = nullptr;
-    (void)rmm_async_pool_handle(handle(), &pool);
-    return static_cast<cudaMemPool_t>(pool);
-  }
-};
-
-}  // namespace detail
-
-/**
- * @brief Stream-ordered managed memory (host and device accessible). Copies share the pool.
- */
-class RMM_EXPORT cuda_async_managed_memory_resource final
-  : public cuda::mr::shared_resource<detail::cuda_async_managed_memory_resource_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::cuda_async_managed_memory_resource_impl>;
-
- public:
-  /// @brief Device-accessible memory.
-  friend void get_property(cuda_async_managed_memory_resource const&,
-                           cuda::mr::device_accessible) noexcept
-  {
-  }
-  /// @brief Host-accessible memory.
-  friend void get_property(cuda_async_managed_memory_resource const&,
-                           cuda::mr::host_accessible) noexcept
-  {
-  }
-
-  /**
-   * @brief Uses the current device's managed pool.
-   * @throws rmm::logic_error when the runtime has no managed pools
-   */
-  cuda_async_managed_memory_resource()
-    : shared_base{cuda::std::in_place_type<detail::cuda_async_managed_memory_resource_impl>}
-  {
-  }
-
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(cuda_async_managed_memory_resource)
-  ~cuda_async_managed_memory_resource() = default;
-
-  /**
-   * @brief The runtime's managed pool.
-   * @return The pool handle
-   */
-  [[nodiscard]] cudaMemPool_t pool_handle() const noexcept { return get().pool_handle(); }
-};
-
-static_assert(
-  cuda::mr::resource_with<cuda_async_managed_memory_resource, cuda::mr::device_accessible>);
-static_assert(
-  cuda::mr::resource_with<cuda_async_managed_memory_resource, cuda::mr::host_accessible>);
-
-}  // namespace mr
-RMM_API_NAMESPACE_END
-}  // namespace rmm
-
-#include <rmm/mr/detail/known_resources.hpp>
-
+#include <rmm/detail/gen_26_06/mr/cuda_async_managed_memory_resource.hpp>
 #else
-#include <rmm/mr/device/cuda_async_managed_memory_resource.hpp>
+#include <rmm/detail/gen_25_02/mr/device/cuda_async_managed_memory_resource.hpp>
 #endif

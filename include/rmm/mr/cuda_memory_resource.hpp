@@ -1,72 +1,17 @@
 /**
  * @file cuda_memory_resource.hpp
- * @brief RMM 26.06's `rmm::mr::cuda_memory_resource`: device memory from `cudaMalloc`
- * (`hipMalloc`), through librmm's cuda resource.
+ * @brief Device memory resource allocating with cudaMalloc/hipMalloc and freeing with
+ * cudaFree/hipFree.
  *
- * A 25.02/25.10 translation unit gets `rmm/mr/device/cuda_memory_resource.hpp`.
+ * Each API generation has its own implementation; this header picks the translation unit's
+ * (rmm/version_config.hpp).
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
 #if RMM_API_GENERATION >= 2606
-
-#include <rmm/aligned.hpp>
-#include <rmm/detail/error.hpp>
-#include <rmm/mr/detail/handle_impl.hpp>
-
-#include <cuda/memory_resource>
-#include <cuda/stream_ref>
-
-#include <cstddef>
-
-namespace rmm {
-RMM_API_NAMESPACE_BEGIN
-namespace mr {
-
-/**
- * @brief Device memory of the current device, allocated and freed synchronously by the
- * runtime. All instances are interchangeable (equal).
- */
-class cuda_memory_resource final : public detail::handle_base {
- public:
-  /**
-   * @brief Creates the resource.
-   * @throws rmm::cuda_error when no runtime is usable
-   */
-  cuda_memory_resource() : handle_base{detail::adopt_handle, detail::make_handle(rmm_cuda_create)}
-  {
-  }
-
-  /**
-   * @brief Wraps an existing librmm cuda resource (the registry's initial resource).
-   * @param handle A handle owning one reference, taken over
-   */
-  cuda_memory_resource(detail::adopt_handle_t, rmm_resource_t handle) noexcept
-    : handle_base{detail::adopt_handle, handle}
-  {
-  }
-
-  /// @brief Any two are interchangeable.
-  /// @return true
-  [[nodiscard]] bool operator==(cuda_memory_resource const&) const noexcept { return true; }
-  /// @brief Any two are interchangeable.
-  /// @return false
-  [[nodiscard]] bool operator!=(cuda_memory_resource const&) const noexcept { return false; }
-
-  /// @brief Device-accessible memory.
-  friend void get_property(cuda_memory_resource const&, cuda::mr::device_accessible) noexcept {}
-};
-
-static_assert(cuda::mr::synchronous_resource<cuda_memory_resource>);
-static_assert(cuda::mr::resource_with<cuda_memory_resource, cuda::mr::device_accessible>);
-
-}  // namespace mr
-RMM_API_NAMESPACE_END
-}  // namespace rmm
-
-#include <rmm/mr/detail/known_resources.hpp>
-
+#include <rmm/detail/gen_26_06/mr/cuda_memory_resource.hpp>
 #else
-#include <rmm/mr/device/cuda_memory_resource.hpp>
+#include <rmm/detail/gen_25_02/mr/device/cuda_memory_resource.hpp>
 #endif

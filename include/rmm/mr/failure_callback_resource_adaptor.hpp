@@ -1,161 +1,17 @@
 /**
  * @file failure_callback_resource_adaptor.hpp
- * @brief RMM 26.06's `rmm::mr::failure_callback_resource_adaptor<ExceptionType>`: a callback
- * decides whether a failed allocation is retried, through librmm's failure_callback adaptor.
+ * @brief Calls a callback on out-of-memory and retries while it says so (implemented by the
+ * Rust core).
  *
- * A 25.02/25.10 translation unit gets `rmm/mr/device/failure_callback_resource_adaptor.hpp`.
+ * Each API generation has its own implementation; this header picks the translation unit's
+ * (rmm/version_config.hpp).
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
 #if RMM_API_GENERATION >= 2606
-
-#include <rmm/aligned.hpp>
-#include <rmm/detail/error.hpp>
-#include <rmm/error.hpp>
-#include <rmm/mr/detail/handle_impl.hpp>
-#include <rmm/mr/failure_callback_t.hpp>
-#include <rmm/resource_ref.hpp>
-
-#include <cuda/memory_resource>
-
-#include <cstddef>
-#include <memory>
-#include <new>
-#include <type_traits>
-#include <utility>
-
-namespace rmm {
-RMM_API_NAMESPACE_BEGIN
-namespace mr {
-namespace detail {
-
-/**
- * @brief The callback and its argument, at a stable address librmm calls back with.
- */
-struct failure_callback_state {
-  failure_callback_t callback;  ///< The user's callback
-  void* arg;                    ///< Its argument
-
-  /// @brief `rmm_failure_callback_t`: never unwinds (an exception means "do not retry").
-  static bool call(std::size_t bytes, void* self) noexcept
-  {
-    auto* state = static_cast<failure_callback_state*>(self);
-    try {
-      return state->callback(bytes, state->arg);
-    } catch (...) {
-      return false;
-    }
-  }
-};
-
-/**
- * @brief The shared state of a failure_callback_resource_adaptor.
- * @tparam ExceptionType The failures retried: rmm::out_of_memory, or a base of it
- * (rmm::bad_alloc, std::bad_alloc, ...) to retry every failed allocation
- */
-template <typename ExceptionType>
-class failure_callback_resource_adaptor_impl final
-  : private std::unique_ptr<failure_callback_state>,
-    public adaptor_impl_base {
-  static_assert(std::is_base_of_v<ExceptionType, rmm::out_of_memory>,
-                "failure_callback_resource_adaptor: ExceptionType must be rmm::out_of_memory or "
-                "one of its bases (rmm::bad_alloc, std::bad_alloc, std::exception): librmm "
-                "reports allocation failures with those");
-  using state_ptr = std::unique_ptr<failure_callback_state>;
-
- public:
-  /**
-   * @brief Creates the adaptor over @p upstream.
-   * @param upstream The upstream
-   * @param callback Decides whether to retry
-   * @param callback_arg Passed to @p callback
-   */
-  failure_callback_resource_adaptor_impl(any_device_resource upstream,
-                                         failure_callback_t callback,
-                                         void* callback_arg)
-    : state_ptr{std::make_unique<failure_callback_state>(
-        failure_callback_state{std::move(callback), callback_arg})},
-      adaptor_impl_base{std::move(upstream), "failure_callback_resource_adaptor(upstream, ...)", [&](rmm_resource_t up) {
-                          RMM_EXPECTS(static_cast<bool>(state_ptr::get()->callback),
-                                      "failure_callback_resource_adaptor: empty callback; pass a "
-                                      "function returning whether to retry");
-                          constexpr std::uint32_t flags =
-                            std::is_same_v<ExceptionType, rmm::out_of_memory>
-                              ? 0U
-                              : RMM_FAILURE_CALLBACK_RETRY_BAD_ALLOC;
-                          return make_handle(rmm_failure_callback_adaptor_create_ex,
-                                             up,
-                                             &failure_callback_state::call,
-                                             static_cast<void*>(state_ptr::get()),
-                                             flags);
-                        }}
-  {
-  }
-};
-
-}  // namespace detail
-
-/**
- * @brief Calls a callback when an allocation fails with @p ExceptionType; retries while the
- * callback returns true, else the failure goes through. Copies share the adaptor.
- * @tparam ExceptionType The failure retried (rmm::out_of_memory by default)
- */
-template <typename ExceptionType = rmm::out_of_memory>
-class failure_callback_resource_adaptor
-  : public cuda::mr::shared_resource<detail::failure_callback_resource_adaptor_impl<ExceptionType>> {
-  using shared_base =
-    cuda::mr::shared_resource<detail::failure_callback_resource_adaptor_impl<ExceptionType>>;
-
- public:
-  using exception_type = ExceptionType;  ///< The failure this adaptor retries
-
-  /// @brief Device-accessible memory.
-  friend void get_property(failure_callback_resource_adaptor const&,
-                           cuda::mr::device_accessible) noexcept
-  {
-  }
-
-  /**
-   * @brief Creates the adaptor.
-   * @param upstream The upstream
-   * @param callback Called with the size and @p callback_arg; returns whether to retry
-   * @param callback_arg Passed to @p callback
-   * @throws rmm::logic_error for an empty upstream or callback
-   */
-  failure_callback_resource_adaptor(cuda::mr::any_resource<cuda::mr::device_accessible> upstream,
-                                    failure_callback_t callback,
-                                    void* callback_arg)
-    : shared_base{cuda::std::in_place_type<detail::failure_callback_resource_adaptor_impl<ExceptionType>>,
-                  std::move(upstream),
-                  std::move(callback),
-                  callback_arg}
-  {
-  }
-
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(failure_callback_resource_adaptor)
-  ~failure_callback_resource_adaptor() = default;
-
-  /**
-   * @brief The upstream.
-   * @return A reference to it
-   */
-  [[nodiscard]] device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return this->get().get_upstream_resource();
-  }
-};
-
-static_assert(
-  cuda::mr::resource_with<failure_callback_resource_adaptor<>, cuda::mr::device_accessible>);
-
-}  // namespace mr
-RMM_API_NAMESPACE_END
-}  // namespace rmm
-
-#include <rmm/mr/detail/known_resources.hpp>
-
+#include <rmm/detail/gen_26_06/mr/failure_callback_resource_adaptor.hpp>
 #else
-#include <rmm/mr/device/failure_callback_resource_adaptor.hpp>
+#include <rmm/detail/gen_25_02/mr/device/failure_callback_resource_adaptor.hpp>
 #endif

@@ -1,34 +1,17 @@
 /**
  * @file failure_callback_t.hpp
- * @brief RMM 26.06's `rmm::mr::failure_callback_t`: the callback of a
- * failure_callback_resource_adaptor.
+ * @brief Calls a callback on out-of-memory and retries while it says so (implemented by the
+ * Rust core).
  *
- * A 25.02/25.10 translation unit gets the same name from
- * `rmm/mr/device/failure_callback_resource_adaptor.hpp`.
+ * Each API generation has its own implementation; this header picks the translation unit's
+ * (rmm/version_config.hpp).
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
 #if RMM_API_GENERATION >= 2606
-
-#include <cstddef>
-#include <functional>
-
-namespace rmm {
-RMM_API_NAMESPACE_BEGIN
-namespace mr {
-
-/**
- * @brief Called with the size of a failed allocation and the adaptor's argument; returns true
- * to retry the allocation, false to let the failure through.
- */
-using failure_callback_t = std::function<bool(std::size_t, void*)>;
-
-}  // namespace mr
-RMM_API_NAMESPACE_END
-}  // namespace rmm
-
+#include <rmm/detail/gen_26_06/mr/failure_callback_t.hpp>
 #else
-#include <rmm/mr/device/failure_callback_resource_adaptor.hpp>
+#include <rmm/detail/gen_25_02/mr/device/failure_callback_resource_adaptor.hpp>
 #endif

@@ -1,66 +1,17 @@
 /**
  * @file managed_memory_resource.hpp
- * @brief RMM 26.06's `rmm::mr::managed_memory_resource`: managed memory (`cudaMallocManaged`),
- * through librmm's managed resource.
+ * @brief Device memory resource allocating managed (unified) memory with
+ * cudaMallocManaged/hipMallocManaged.
  *
- * A 25.02/25.10 translation unit gets `rmm/mr/device/managed_memory_resource.hpp`.
+ * Each API generation has its own implementation; this header picks the translation unit's
+ * (rmm/version_config.hpp).
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
 #if RMM_API_GENERATION >= 2606
-
-#include <rmm/aligned.hpp>
-#include <rmm/detail/error.hpp>
-#include <rmm/mr/detail/handle_impl.hpp>
-
-#include <cuda/memory_resource>
-#include <cuda/stream_ref>
-
-#include <cstddef>
-
-namespace rmm {
-RMM_API_NAMESPACE_BEGIN
-namespace mr {
-
-/**
- * @brief Managed (unified) memory, accessible from host and device. All instances are
- * interchangeable (equal).
- */
-class managed_memory_resource final : public detail::handle_base {
- public:
-  /**
-   * @brief Creates the resource.
-   * @throws rmm::cuda_error when no runtime is usable
-   */
-  managed_memory_resource()
-    : handle_base{detail::adopt_handle, detail::make_handle(rmm_managed_create)}
-  {
-  }
-
-  /// @brief Any two are interchangeable.
-  /// @return true
-  [[nodiscard]] bool operator==(managed_memory_resource const&) const noexcept { return true; }
-  /// @brief Any two are interchangeable.
-  /// @return false
-  [[nodiscard]] bool operator!=(managed_memory_resource const&) const noexcept { return false; }
-
-  /// @brief Device-accessible memory.
-  friend void get_property(managed_memory_resource const&, cuda::mr::device_accessible) noexcept {}
-  /// @brief Host-accessible memory.
-  friend void get_property(managed_memory_resource const&, cuda::mr::host_accessible) noexcept {}
-};
-
-static_assert(cuda::mr::resource_with<managed_memory_resource, cuda::mr::device_accessible>);
-static_assert(cuda::mr::resource_with<managed_memory_resource, cuda::mr::host_accessible>);
-
-}  // namespace mr
-RMM_API_NAMESPACE_END
-}  // namespace rmm
-
-#include <rmm/mr/detail/known_resources.hpp>
-
+#include <rmm/detail/gen_26_06/mr/managed_memory_resource.hpp>
 #else
-#include <rmm/mr/device/managed_memory_resource.hpp>
+#include <rmm/detail/gen_25_02/mr/device/managed_memory_resource.hpp>
 #endif

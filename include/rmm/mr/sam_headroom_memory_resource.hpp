@@ -1,103 +1,16 @@
 /**
  * @file sam_headroom_memory_resource.hpp
- * @brief RMM 26.06's `rmm::mr::sam_headroom_memory_resource`: system memory placed on the
- * device while it keeps a headroom free, through librmm's sam_headroom resource.
+ * @brief System-allocated memory placed on the device while it keeps a headroom free.
  *
- * A 25.02/25.10 translation unit gets `rmm/mr/device/sam_headroom_memory_resource.hpp`.
+ * Each API generation has its own implementation; this header picks the translation unit's
+ * (rmm/version_config.hpp).
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
 #if RMM_API_GENERATION >= 2606
-
-#include <rmm/aligned.hpp>
-#include <rmm/mr/detail/handle_impl.hpp>
-
-#include <cuda/memory_resource>
-
-#include <cstddef>
-
-namespace rmm {
-RMM_API_NAMESPACE_BEGIN
-namespace mr {
-namespace detail {
-
-/**
- * @brief The shared state of a sam_headroom_memory_resource.
- */
-class sam_headroom_memory_resource_impl final : public handle_base {
- public:
-  /// @brief Equal when both keep the same headroom (as RMM 26.06's impl compares them).
-  [[nodiscard]] bool operator==(sam_headroom_memory_resource_impl const& other) const noexcept
-  {
-    return librmm_equal(other);
-  }
-
-  /// @brief Negation of operator==.
-  [[nodiscard]] bool operator!=(sam_headroom_memory_resource_impl const& other) const noexcept
-  {
-    return !librmm_equal(other);
-  }
-
-  /**
-   * @brief Creates librmm's resource.
-   * @param headroom Bytes of device memory left free
-   */
-  explicit sam_headroom_memory_resource_impl(std::size_t headroom)
-    : handle_base{adopt_handle, make_handle(rmm_sam_headroom_create, headroom)}
-  {
-  }
-
-  sam_headroom_memory_resource_impl(sam_headroom_memory_resource_impl const&)            = delete;
-  sam_headroom_memory_resource_impl& operator=(sam_headroom_memory_resource_impl const&) = delete;
-};
-
-}  // namespace detail
-
-/**
- * @brief System memory preferred on the current device while @p headroom bytes of it stay
- * free, on the host beyond that. Copies share the resource.
- */
-class RMM_EXPORT sam_headroom_memory_resource final
-  : public cuda::mr::shared_resource<detail::sam_headroom_memory_resource_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::sam_headroom_memory_resource_impl>;
-
- public:
-  /// @brief Device-accessible memory.
-  friend void get_property(sam_headroom_memory_resource const&,
-                           cuda::mr::device_accessible) noexcept
-  {
-  }
-  /// @brief Host-accessible memory.
-  friend void get_property(sam_headroom_memory_resource const&, cuda::mr::host_accessible) noexcept
-  {
-  }
-
-  /**
-   * @brief Creates the resource.
-   * @param headroom Bytes of device memory to leave free
-   * @throws rmm::logic_error when the device cannot access pageable memory
-   */
-  explicit sam_headroom_memory_resource(std::size_t headroom)
-    : shared_base{cuda::std::in_place_type<detail::sam_headroom_memory_resource_impl>, headroom}
-  {
-  }
-
-  sam_headroom_memory_resource() = delete;
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(sam_headroom_memory_resource)
-  ~sam_headroom_memory_resource() = default;
-};
-
-static_assert(cuda::mr::resource_with<sam_headroom_memory_resource, cuda::mr::device_accessible>);
-static_assert(cuda::mr::resource_with<sam_headroom_memory_resource, cuda::mr::host_accessible>);
-
-}  // namespace mr
-RMM_API_NAMESPACE_END
-}  // namespace rmm
-
-#include <rmm/mr/detail/known_resources.hpp>
-
+#include <rmm/detail/gen_26_06/mr/sam_headroom_memory_resource.hpp>
 #else
-#include <rmm/mr/device/sam_headroom_memory_resource.hpp>
+#include <rmm/detail/gen_25_02/mr/device/sam_headroom_memory_resource.hpp>
 #endif

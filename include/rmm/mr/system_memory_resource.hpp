@@ -1,84 +1,17 @@
 /**
  * @file system_memory_resource.hpp
- * @brief RMM 26.06's `rmm::mr::system_memory_resource`: pageable host memory used by the
- * device (HMM/ATS), through librmm's system resource.
+ * @brief Device memory resource allocating system (pageable host) memory, for devices that can
+ * access it (HMM/ATS); synchronizes the stream before freeing.
  *
- * A 25.02/25.10 translation unit gets `rmm/mr/device/system_memory_resource.hpp`.
+ * Each API generation has its own implementation; this header picks the translation unit's
+ * (rmm/version_config.hpp).
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
 #if RMM_API_GENERATION >= 2606
-
-#include <rmm/aligned.hpp>
-#include <rmm/cuda_device.hpp>
-#include <rmm/detail/aligned.hpp>
-#include <rmm/detail/error.hpp>
-#include <rmm/detail/format.hpp>
-#include <rmm/mr/detail/handle_impl.hpp>
-
-#include <cuda/memory_resource>
-#include <cuda/stream_ref>
-
-#include <cstddef>
-
-namespace rmm {
-RMM_API_NAMESPACE_BEGIN
-namespace mr {
-namespace detail {
-
-/**
- * @brief Whether @p device_id can access pageable host memory (what this resource needs).
- * @param device_id The device
- * @return true when supported
- */
-inline bool is_system_memory_supported(cuda_device_id device_id)
-{
-  bool supported = false;
-  rmm::detail::check(rmm_device_supports_pageable_memory(device_id.value(), &supported));
-  return supported;
-}
-
-}  // namespace detail
-
-/**
- * @brief System (malloc'd) memory that the device accesses through HMM or ATS. Freeing waits
- * for the stream first. All instances are interchangeable (equal).
- */
-class system_memory_resource final : public detail::handle_base {
- public:
-  /**
-   * @brief Creates the resource.
-   * @throws rmm::logic_error when the current device cannot access pageable memory
-   */
-  system_memory_resource()
-    : handle_base{detail::adopt_handle, detail::make_handle(rmm_system_create)}
-  {
-  }
-
-  /// @brief Any two are interchangeable.
-  /// @return true
-  [[nodiscard]] bool operator==(system_memory_resource const&) const noexcept { return true; }
-  /// @brief Any two are interchangeable.
-  /// @return false
-  [[nodiscard]] bool operator!=(system_memory_resource const&) const noexcept { return false; }
-
-  /// @brief Device-accessible memory.
-  friend void get_property(system_memory_resource const&, cuda::mr::device_accessible) noexcept {}
-  /// @brief Host-accessible memory.
-  friend void get_property(system_memory_resource const&, cuda::mr::host_accessible) noexcept {}
-};
-
-static_assert(cuda::mr::resource_with<system_memory_resource, cuda::mr::device_accessible>);
-static_assert(cuda::mr::resource_with<system_memory_resource, cuda::mr::host_accessible>);
-
-}  // namespace mr
-RMM_API_NAMESPACE_END
-}  // namespace rmm
-
-#include <rmm/mr/detail/known_resources.hpp>
-
+#include <rmm/detail/gen_26_06/mr/system_memory_resource.hpp>
 #else
-#include <rmm/mr/device/system_memory_resource.hpp>
+#include <rmm/detail/gen_25_02/mr/device/system_memory_resource.hpp>
 #endif

@@ -1,94 +1,16 @@
 /**
  * @file thread_safe_resource_adaptor.hpp
- * @brief RMM 26.06's `rmm::mr::thread_safe_resource_adaptor`: serializes the calls to its upstream with one mutex, through librmm's thread_safe adaptor.
+ * @brief Serializes every call to the upstream with one mutex (implemented by the Rust core).
  *
- * A 25.02/25.10 translation unit gets `rmm/mr/device/thread_safe_resource_adaptor.hpp`.
+ * Each API generation has its own implementation; this header picks the translation unit's
+ * (rmm/version_config.hpp).
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
 #if RMM_API_GENERATION >= 2606
-
-#include <rmm/aligned.hpp>
-#include <rmm/detail/error.hpp>
-#include <rmm/mr/detail/handle_impl.hpp>
-#include <rmm/resource_ref.hpp>
-
-#include <cuda/memory_resource>
-
-#include <cstddef>
-#include <mutex>
-
-namespace rmm {
-RMM_API_NAMESPACE_BEGIN
-namespace mr {
-namespace detail {
-
-/**
- * @brief The shared state of a thread_safe_resource_adaptor: librmm's thread_safe adaptor over the upstream.
- */
-class thread_safe_resource_adaptor_impl final : public adaptor_impl_base {
- public:
-  /**
-   * @brief Creates the adaptor over @p upstream.
-   * @param upstream The upstream
-   */
-  explicit thread_safe_resource_adaptor_impl(any_device_resource upstream)
-    : adaptor_impl_base{std::move(upstream), "thread_safe_resource_adaptor(upstream)", [](rmm_resource_t up) {
-                          return make_handle(rmm_thread_safe_adaptor_create, up);
-                        }}
-  {
-  }
-};
-
-}  // namespace detail
-
-/**
- * @brief Makes any upstream safe to use from several threads: calls to it are serialized. Copies share one adaptor.
- */
-class RMM_EXPORT thread_safe_resource_adaptor
-  : public cuda::mr::shared_resource<detail::thread_safe_resource_adaptor_impl> {
-  using shared_base = cuda::mr::shared_resource<detail::thread_safe_resource_adaptor_impl>;
-
- public:
-  /// @brief RMM's lock type (the mutex itself lives in librmm).
-  using lock_t = std::lock_guard<std::mutex>;
-
-  /// @brief Device-accessible memory.
-  friend void get_property(thread_safe_resource_adaptor const&, cuda::mr::device_accessible) noexcept {}
-
-  /**
-   * @brief Creates the adaptor.
-   * @param upstream The upstream
-   * @throws rmm::logic_error for an empty upstream
-   */
-  explicit thread_safe_resource_adaptor(cuda::mr::any_resource<cuda::mr::device_accessible> upstream)
-    : shared_base{cuda::std::in_place_type<detail::thread_safe_resource_adaptor_impl>, std::move(upstream)}
-  {
-  }
-
-  RMM_DETAIL_SHARED_RESOURCE_COPY_MOVE(thread_safe_resource_adaptor)
-  ~thread_safe_resource_adaptor() = default;
-
-  /**
-   * @brief The upstream.
-   * @return A reference to it
-   */
-  [[nodiscard]] device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return get().get_upstream_resource();
-  }
-};
-
-static_assert(cuda::mr::resource_with<thread_safe_resource_adaptor, cuda::mr::device_accessible>);
-
-}  // namespace mr
-RMM_API_NAMESPACE_END
-}  // namespace rmm
-
-#include <rmm/mr/detail/known_resources.hpp>
-
+#include <rmm/detail/gen_26_06/mr/thread_safe_resource_adaptor.hpp>
 #else
-#include <rmm/mr/device/thread_safe_resource_adaptor.hpp>
+#include <rmm/detail/gen_25_02/mr/device/thread_safe_resource_adaptor.hpp>
 #endif

@@ -1,131 +1,16 @@
 /**
  * @file aligned_resource_adaptor.hpp
  * @brief Larger alignment for large allocations (implemented by the Rust core).
+ *
+ * Each API generation has its own implementation; this header picks the translation unit's
+ * (rmm/version_config.hpp).
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
 #if RMM_API_GENERATION >= 2606
-// RMM 26.06 has this class at the flat path only; its translation units get it there.
-#include <rmm/mr/aligned_resource_adaptor.hpp>
+#include <rmm/detail/gen_26_06/mr/aligned_resource_adaptor.hpp>
 #else
-
-#include <rmm/aligned.hpp>
-#include <rmm/detail/check.hpp>
-#include <rmm/mr/device/detail/handle_resource.hpp>
-#include <rmm/mr/device/detail/upstream_handle.hpp>
-#include <rmm/mr/device/device_memory_resource.hpp>
-#include <rmm/resource_ref.hpp>
-#include <rmm/rmm.h>
-#include <rmm/cuda_stream_view.hpp>
-#include <rmm/detail/error.hpp>
-#include <rmm/detail/export.hpp>
-#include <rmm/mr/device/per_device_resource.hpp>
-
-#include <algorithm>
-#include <cstddef>
-#include <type_traits>
-#include <mutex>
-#include <optional>
-#include <unordered_map>
-
-namespace rmm {
-RMM_API_NAMESPACE_BEGIN
-namespace mr {
-
-/**
- * @brief Resource adaptor aligning allocations of at least `alignment_threshold` bytes to
- * `alignment`, by over-allocating from @p Upstream.
- *
- * Smaller allocations (and every allocation when the alignment is 256) pass straight
- * through. The upstream must outlive the adaptor. Not copyable or movable.
- *
- * @tparam Upstream Type of the upstream resource (a device_memory_resource)
- */
-template <typename Upstream>
-class aligned_resource_adaptor final : private detail::upstream_handle_holder,
-                                       public detail::handle_resource {
- public:
-  /// @brief The default threshold: every allocation gets the larger alignment.
-  static constexpr std::size_t default_alignment_threshold = 0;
-
-  /**
-   * @brief Creates the adaptor over @p upstream.
-   * @param upstream The upstream resource (not owned; must outlive the adaptor)
-   * @param alignment Alignment of large allocations (a power of two, at least 256)
-   * @param alignment_threshold Allocations of this many bytes or more get @p alignment
-   * @throws rmm::logic_error when @p upstream is null or @p alignment is not a power of two
-   * of at least 256 (the message names the value)
-   */
-  explicit aligned_resource_adaptor(Upstream* upstream,
-                                    std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT,
-                                    std::size_t alignment_threshold = default_alignment_threshold)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle,
-                      create(upstream_handle(), alignment, alignment_threshold)},
-      upstream_{upstream}
-  {
-  }
-
-  /**
-   * @brief Creates the adaptor over @p upstream.
-   * @param upstream Reference to the upstream resource (not owned; must outlive the adaptor)
-   * @param alignment Alignment of large allocations (a power of two, at least 256)
-   * @param alignment_threshold Allocations of this many bytes or more get @p alignment
-   * @throws rmm::logic_error when @p upstream is null or @p alignment is not a power of two
-   * of at least 256 (the message names the value)
-   */
-  explicit aligned_resource_adaptor(device_async_resource_ref upstream,
-                                    std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT,
-                                    std::size_t alignment_threshold = default_alignment_threshold)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle,
-                      create(upstream_handle(), alignment, alignment_threshold)},
-      upstream_{upstream_ptr<Upstream>()}
-  {
-  }
-
-  aligned_resource_adaptor()                                           = delete;
-  aligned_resource_adaptor(aligned_resource_adaptor const&)            = delete;
-  aligned_resource_adaptor(aligned_resource_adaptor&&)                 = delete;
-  aligned_resource_adaptor& operator=(aligned_resource_adaptor const&) = delete;
-  aligned_resource_adaptor& operator=(aligned_resource_adaptor&&)      = delete;
-  ~aligned_resource_adaptor() override                                 = default;
-
-  /**
-   * @brief The upstream resource given at construction.
-   * @return The upstream
-   */
-  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return upstream_ref();
-  }
-
-  /**
-   * @brief The upstream resource given at construction (hipMM's older name).
-   * @return The upstream
-   */
-  [[nodiscard]] Upstream* get_upstream() const noexcept { return upstream_; }
-
- private:
-  static rmm_resource_t create(rmm_resource_t upstream,
-                               std::size_t alignment,
-                               std::size_t alignment_threshold)
-  {
-    rmm_resource_t out = nullptr;
-    // RMM 25.10 raises smaller power-of-two alignments to the device's 256 bytes; RMM 25.02
-    // accepts them and its memory is 256-byte aligned anyway, so the same holds for 25.02.
-    if (rmm::is_pow2(alignment)) { alignment = std::max(alignment, rmm::CUDA_ALLOCATION_ALIGNMENT); }
-    rmm::detail::check(rmm_aligned_adaptor_create(upstream, alignment, alignment_threshold, &out));
-    return out;
-  }
-
-  Upstream* upstream_;
-};
-
-}
-RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
-
-#endif  // RMM_API_GENERATION
+#include <rmm/detail/gen_25_02/mr/device/aligned_resource_adaptor.hpp>
+#endif

@@ -1,149 +1,16 @@
 /**
  * @file arena_memory_resource.hpp
  * @brief Arena sub-allocator built for many threads (implemented by the Rust core).
+ *
+ * Each API generation has its own implementation; this header picks the translation unit's
+ * (rmm/version_config.hpp).
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
 #if RMM_API_GENERATION >= 2606
-// RMM 26.06 has this class at the flat path only; its translation units get it there.
-#include <rmm/mr/arena_memory_resource.hpp>
+#include <rmm/detail/gen_26_06/mr/arena_memory_resource.hpp>
 #else
-
-#include <rmm/detail/check.hpp>
-#include <rmm/detail/error.hpp>
-#include <rmm/mr/device/detail/handle_resource.hpp>
-#include <rmm/mr/device/detail/upstream_handle.hpp>
-#include <rmm/mr/device/device_memory_resource.hpp>
-#include <rmm/resource_ref.hpp>
-#include <rmm/rmm.h>
-#include <rmm/aligned.hpp>
-#include <rmm/detail/export.hpp>
-#include <rmm/detail/format.hpp>
-#include <rmm/detail/logging_assert.hpp>
-#include <rmm/logger.hpp>
-
-#include <cstddef>
-#include <optional>
-#include <type_traits>
-#include <utility>
-#include <map>
-#include <shared_mutex>
-#include <thread>
-
-namespace rmm {
-RMM_API_NAMESPACE_BEGIN
-namespace mr {
-
-/**
- * @brief A global arena taken from @p Upstream in one allocation, with per-thread arenas for
- * the default stream and per-stream arenas for the others.
- *
- * The upstream must outlive this resource. Not copyable or movable.
- *
- * @tparam Upstream Type of the upstream resource (a device_memory_resource)
- */
-template <typename Upstream>
-class arena_memory_resource final : private detail::upstream_handle_holder,
-                                    public detail::handle_resource {
- public:
-  /**
-   * @brief Creates the resource over @p upstream.
-   * @param upstream The upstream resource (not owned; must outlive this resource)
-   * @param arena_size Size of the global arena (a multiple of 256); half of the device's free
-   * memory by default
-   * @param dump_log_on_failure Whether an allocation failure also logs the arenas' state
-   * @throws rmm::logic_error when @p upstream is null or @p arena_size is invalid
-   * @throws rmm::out_of_memory / rmm::bad_alloc when the global arena cannot be allocated
-   */
-  explicit arena_memory_resource(Upstream* upstream,
-                                 std::optional<std::size_t> arena_size = std::nullopt,
-                                 bool dump_log_on_failure              = false)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle,
-                      create(upstream_handle(), arena_size, dump_log_on_failure)},
-      upstream_{upstream}
-  {
-  }
-
-  /**
-   * @brief Creates the resource over @p upstream.
-   * @param upstream Reference to the upstream resource (not owned; must outlive this resource)
-   * @param arena_size Size of the global arena (a multiple of 256); half of the device's free
-   * memory by default
-   * @param dump_log_on_failure Whether an allocation failure also logs the arenas' state
-   * @throws rmm::logic_error when @p upstream is null or @p arena_size is invalid
-   * @throws rmm::out_of_memory / rmm::bad_alloc when the global arena cannot be allocated
-   */
-  explicit arena_memory_resource(device_async_resource_ref upstream,
-                                 std::optional<std::size_t> arena_size = std::nullopt,
-                                 bool dump_log_on_failure              = false)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle,
-                      create(upstream_handle(), arena_size, dump_log_on_failure)},
-      upstream_{upstream_ptr<Upstream>()}
-  {
-  }
-
-  arena_memory_resource(arena_memory_resource const&)            = delete;
-  arena_memory_resource(arena_memory_resource&&)                 = delete;
-  arena_memory_resource& operator=(arena_memory_resource const&) = delete;
-  arena_memory_resource& operator=(arena_memory_resource&&)      = delete;
-  ~arena_memory_resource() override                              = default;
-
-  /**
-   * @brief The upstream resource given at construction.
-   * @return The upstream
-   */
-  [[nodiscard]] Upstream* get_upstream() const noexcept { return upstream_; }
-
-  /**
-   * @brief The upstream resource given at construction.
-   * @return The upstream
-   */
-  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return upstream_ref();
-  }
-
-  /**
-   * @brief Size of the global arena (beyond RMM).
-   * @return Bytes
-   */
-  [[nodiscard]] std::size_t arena_size() const { return sizes().first; }
-
-  /**
-   * @brief Bytes free in all arenas (beyond RMM).
-   * @return Bytes
-   */
-  [[nodiscard]] std::size_t bytes_free() const { return sizes().second; }
-
- private:
-  [[nodiscard]] std::pair<std::size_t, std::size_t> sizes() const
-  {
-    std::size_t size = 0;
-    std::size_t free = 0;
-    rmm::detail::check(rmm_arena_get_sizes(handle(), &size, &free));
-    return {size, free};
-  }
-
-  static rmm_resource_t create(rmm_resource_t upstream,
-                               std::optional<std::size_t> arena_size,
-                               bool dump_log_on_failure)
-  {
-    RMM_EXPECTS(!arena_size.has_value() || *arena_size != 0, "arena_size must be positive");
-    rmm_resource_t out = nullptr;
-    rmm::detail::check(
-      rmm_arena_create(upstream, arena_size.value_or(0), dump_log_on_failure, &out));
-    return out;
-  }
-
-  Upstream* upstream_;
-};
-
-}
-RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
-
-#endif  // RMM_API_GENERATION
+#include <rmm/detail/gen_25_02/mr/device/arena_memory_resource.hpp>
+#endif

@@ -1,65 +1,17 @@
 /**
  * @file cuda_async_managed_memory_resource.hpp
- * @brief Device memory resource allocating managed memory in stream order from a managed
- * memory pool, where the runtime has managed pools.
+ * @brief Device memory resource allocating managed memory in stream order from a managed memory
+ * pool, where the runtime has managed pools.
+ *
+ * Each API generation has its own implementation; this header picks the translation unit's
+ * (rmm/version_config.hpp).
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
 #if RMM_API_GENERATION >= 2606
-// RMM 26.06 has this class at the flat path only; its translation units get it there.
-#include <rmm/mr/cuda_async_managed_memory_resource.hpp>
+#include <rmm/detail/gen_26_06/mr/cuda_async_managed_memory_resource.hpp>
 #else
-
-#include <rmm/detail/export.hpp>
-
-#include <rmm/mr/device/detail/handle_resource.hpp>
-#include <rmm/mr/device/detail/mem_pool_type.hpp>
-#include <rmm/rmm.h>
-
-namespace rmm {
-RMM_API_NAMESPACE_BEGIN
-namespace mr {
-
-/**
- * @brief Device memory resource allocating managed (unified) memory in stream order from a
- * managed memory pool of the current device.
- *
- * Implemented by the Rust core (`rmm_async_managed_create`).
- */
-class cuda_async_managed_memory_resource final : public detail::handle_resource {
- public:
-  /**
-   * @brief Creates the resource for the current device.
-   * @throws rmm::logic_error when the runtime has no managed memory pools
-   */
-  cuda_async_managed_memory_resource()
-    : handle_resource{detail::adopt_handle, detail::create_handle(&rmm_async_managed_create)}
-  {
-  }
-
-  /**
-   * @brief Takes over an existing handle (one reference) of this kind of resource.
-   * @param handle The handle
-   */
-  cuda_async_managed_memory_resource(detail::adopt_handle_t, rmm_resource_t handle) noexcept
-    : handle_resource{detail::adopt_handle, handle}
-  {
-  }
-
-  /**
-   * @brief The pool this resource allocates from.
-   * @return The `cudaMemPool_t` / `hipMemPool_t` handle
-   */
-  [[nodiscard]] detail::mem_pool_type pool_handle() const noexcept
-  {
-    return detail::pool_of(handle());
-  }
-};
-
-}
-RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
-
-#endif  // RMM_API_GENERATION
+#include <rmm/detail/gen_25_02/mr/device/cuda_async_managed_memory_resource.hpp>
+#endif

@@ -1,54 +1,17 @@
 /**
  * @file cuda_memory_resource.hpp
- * @brief Device memory resource allocating with cudaMalloc/hipMalloc and freeing with cudaFree/hipFree.
+ * @brief Device memory resource allocating with cudaMalloc/hipMalloc and freeing with
+ * cudaFree/hipFree.
+ *
+ * Each API generation has its own implementation; this header picks the translation unit's
+ * (rmm/version_config.hpp).
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
 #if RMM_API_GENERATION >= 2606
-// RMM 26.06 has this class at the flat path only; its translation units get it there.
-#include <rmm/mr/cuda_memory_resource.hpp>
+#include <rmm/detail/gen_26_06/mr/cuda_memory_resource.hpp>
 #else
-
-#include <rmm/mr/device/detail/handle_resource.hpp>
-#include <rmm/rmm.h>
-#include <rmm/cuda_stream_view.hpp>
-#include <rmm/detail/error.hpp>
-#include <rmm/detail/export.hpp>
-#include <rmm/mr/device/device_memory_resource.hpp>
-
-#include <cstddef>
-
-namespace rmm {
-RMM_API_NAMESPACE_BEGIN
-namespace mr {
-
-/**
- * @brief Device memory resource allocating with cudaMalloc/hipMalloc and freeing with cudaFree/hipFree.
- *
- * Implemented by the Rust core (`rmm_cuda_create`); copies share the same underlying resource.
- */
-class cuda_memory_resource final : public detail::handle_resource {
- public:
-  /**
-   * @brief Creates the resource for the current device.
-   * @throws rmm::cuda_error when no runtime is available
-   */
-  cuda_memory_resource() : handle_resource{detail::adopt_handle, detail::create_handle(&rmm_cuda_create)} {}
-
-  /**
-   * @brief Takes over an existing handle (one reference) of this kind of resource.
-   * @param handle The handle
-   */
-  cuda_memory_resource(detail::adopt_handle_t, rmm_resource_t handle) noexcept
-    : handle_resource{detail::adopt_handle, handle}
-  {
-  }
-};
-
-}
-RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
-
-#endif  // RMM_API_GENERATION
+#include <rmm/detail/gen_25_02/mr/device/cuda_memory_resource.hpp>
+#endif

@@ -1,145 +1,17 @@
 /**
  * @file fixed_size_memory_resource.hpp
- * @brief Sub-allocator of fixed-size blocks over an upstream resource (implemented by the
- * Rust core).
+ * @brief Sub-allocator of fixed-size blocks over an upstream resource (implemented by the Rust
+ * core).
+ *
+ * Each API generation has its own implementation; this header picks the translation unit's
+ * (rmm/version_config.hpp).
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
 #if RMM_API_GENERATION >= 2606
-// RMM 26.06 has this class at the flat path only; its translation units get it there.
-#include <rmm/mr/fixed_size_memory_resource.hpp>
+#include <rmm/detail/gen_26_06/mr/fixed_size_memory_resource.hpp>
 #else
-
-#include <rmm/detail/check.hpp>
-#include <rmm/mr/device/detail/handle_resource.hpp>
-#include <rmm/mr/device/detail/upstream_handle.hpp>
-#include <rmm/mr/device/device_memory_resource.hpp>
-#include <rmm/resource_ref.hpp>
-#include <rmm/rmm.h>
-#include <rmm/aligned.hpp>
-#include <rmm/cuda_stream_view.hpp>
-#include <rmm/detail/error.hpp>
-#include <rmm/detail/export.hpp>
-#include <rmm/detail/logging_assert.hpp>
-#include <rmm/detail/thrust_namespace.h>
-
-#include <cstddef>
-#include <type_traits>
-#include <algorithm>
-#include <list>
-#include <map>
-#include <utility>
-#include <vector>
-
-namespace rmm {
-RMM_API_NAMESPACE_BEGIN
-namespace mr {
-
-/**
- * @brief Serves allocations of at most one block size in constant time, taking
- * `blocks_to_preallocate` blocks from @p Upstream at a time.
- *
- * Larger requests throw rmm::bad_alloc. The upstream must outlive this resource. Not
- * copyable or movable.
- *
- * @tparam Upstream Type of the upstream resource (a device_memory_resource)
- */
-template <typename Upstream>
-class fixed_size_memory_resource final : private detail::upstream_handle_holder,
-                                         public detail::handle_resource {
- public:
-  /// @brief Default block size: 1 MiB.
-  static constexpr std::size_t default_block_size = std::size_t{1} << 20;
-  /// @brief Default number of blocks taken from the upstream at a time.
-  static constexpr std::size_t default_blocks_to_preallocate = 128;
-
-  /**
-   * @brief Creates the resource over @p upstream.
-   * @param upstream The upstream resource (not owned; must outlive this resource)
-   * @param block_size Size of every block (rounded up to 256)
-   * @param blocks_to_preallocate Blocks taken from the upstream at a time
-   * @throws rmm::logic_error when @p upstream is null or a size is invalid
-   * @throws rmm::out_of_memory / rmm::bad_alloc when the preallocation fails
-   */
-  explicit fixed_size_memory_resource(Upstream* upstream,
-                                      std::size_t block_size            = default_block_size,
-                                      std::size_t blocks_to_preallocate = default_blocks_to_preallocate)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle,
-                      create(upstream_handle(), block_size, blocks_to_preallocate)},
-      upstream_{upstream}
-  {
-  }
-
-  /**
-   * @brief Creates the resource over @p upstream.
-   * @param upstream Reference to the upstream resource (not owned; must outlive this resource)
-   * @param block_size Size of every block (rounded up to 256)
-   * @param blocks_to_preallocate Blocks taken from the upstream at a time
-   * @throws rmm::logic_error when @p upstream is null or a size is invalid
-   * @throws rmm::out_of_memory / rmm::bad_alloc when the preallocation fails
-   */
-  explicit fixed_size_memory_resource(device_async_resource_ref upstream,
-                                      std::size_t block_size            = default_block_size,
-                                      std::size_t blocks_to_preallocate = default_blocks_to_preallocate)
-    : detail::upstream_handle_holder{upstream},
-      handle_resource{detail::adopt_handle,
-                      create(upstream_handle(), block_size, blocks_to_preallocate)},
-      upstream_{upstream_ptr<Upstream>()}
-  {
-  }
-
-  fixed_size_memory_resource(fixed_size_memory_resource const&)            = delete;
-  fixed_size_memory_resource(fixed_size_memory_resource&&)                 = delete;
-  fixed_size_memory_resource& operator=(fixed_size_memory_resource const&) = delete;
-  fixed_size_memory_resource& operator=(fixed_size_memory_resource&&)      = delete;
-  ~fixed_size_memory_resource() override                                   = default;
-
-  /**
-   * @brief The upstream resource given at construction.
-   * @return The upstream
-   */
-  [[nodiscard]] Upstream* get_upstream() const noexcept { return upstream_; }
-
-  /**
-   * @brief The upstream resource given at construction.
-   * @return The upstream
-   */
-  [[nodiscard]] rmm::device_async_resource_ref get_upstream_resource() const noexcept
-  {
-    return upstream_ref();
-  }
-
-  /**
-   * @brief The size of every block (the largest allocation served).
-   * @return Bytes
-   */
-  [[nodiscard]] std::size_t get_block_size() const
-  {
-    std::size_t size = 0;
-    rmm::detail::check(rmm_fixed_size_get_block_size(handle(), &size));
-    return size;
-  }
-
- private:
-  static rmm_resource_t create(rmm_resource_t upstream,
-                               std::size_t block_size,
-                               std::size_t blocks_to_preallocate)
-  {
-    RMM_EXPECTS(block_size != 0, "block_size must be positive");
-    RMM_EXPECTS(blocks_to_preallocate != 0, "blocks_to_preallocate must be positive");
-    rmm_resource_t out = nullptr;
-    rmm::detail::check(rmm_fixed_size_create(upstream, block_size, blocks_to_preallocate, &out));
-    return out;
-  }
-
-  Upstream* upstream_;
-};
-
-}
-RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
-
-#endif  // RMM_API_GENERATION
+#include <rmm/detail/gen_25_02/mr/device/fixed_size_memory_resource.hpp>
+#endif

@@ -1,71 +1,17 @@
 /**
  * @file system_memory_resource.hpp
- * @brief Device memory resource allocating system (pageable host) memory, for devices that can access it (HMM/ATS); synchronizes the stream before freeing.
+ * @brief Device memory resource allocating system (pageable host) memory, for devices that can
+ * access it (HMM/ATS); synchronizes the stream before freeing.
+ *
+ * Each API generation has its own implementation; this header picks the translation unit's
+ * (rmm/version_config.hpp).
  */
 #pragma once
 
 #include <rmm/detail/export.hpp>
 
 #if RMM_API_GENERATION >= 2606
-// RMM 26.06 has this class at the flat path only; its translation units get it there.
-#include <rmm/mr/system_memory_resource.hpp>
+#include <rmm/detail/gen_26_06/mr/system_memory_resource.hpp>
 #else
-
-#include <rmm/cuda_device.hpp>
-#include <rmm/cuda_stream_view.hpp>
-#include <rmm/detail/check.hpp>
-#include <rmm/detail/error.hpp>
-#include <rmm/detail/export.hpp>
-#include <rmm/mr/device/detail/handle_resource.hpp>
-#include <rmm/mr/device/device_memory_resource.hpp>
-#include <rmm/rmm.h>
-
-namespace rmm {
-RMM_API_NAMESPACE_BEGIN
-namespace mr {
-
-namespace detail {
-/**
- * @brief Whether @p device_id can access system-allocated (pageable host) memory, through HMM
- * or ATS: what system_memory_resource and sam_headroom_memory_resource need.
- * @param device_id The device to ask about
- * @return true when supported
- * @throws rmm::cuda_error when the runtime fails to answer (e.g. no such device)
- */
-inline bool is_system_memory_supported(cuda_device_id device_id)
-{
-  bool supported = false;
-  rmm::detail::check(rmm_device_supports_pageable_memory(device_id.value(), &supported));
-  return supported;
-}
-}  // namespace detail
-
-/**
- * @brief Device memory resource allocating system (pageable host) memory, for devices that can access it (HMM/ATS); synchronizes the stream before freeing.
- *
- * Implemented by the Rust core (`rmm_system_create`); copies share the same underlying resource.
- */
-class system_memory_resource final : public detail::handle_resource {
- public:
-  /**
-   * @brief Creates the resource for the current device.
-   * @throws rmm::cuda_error when no runtime is available
-   * @throws rmm::logic_error when the device cannot access pageable system memory
-   */
-  system_memory_resource() : handle_resource{detail::adopt_handle, detail::create_handle(&rmm_system_create)} {}
-
-  /**
-   * @brief Takes over an existing handle (one reference) of this kind of resource.
-   * @param handle The handle
-   */
-  system_memory_resource(detail::adopt_handle_t, rmm_resource_t handle) noexcept
-    : handle_resource{detail::adopt_handle, handle}
-  {
-  }
-};
-
-}
-RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
-
-#endif  // RMM_API_GENERATION
+#include <rmm/detail/gen_25_02/mr/device/system_memory_resource.hpp>
+#endif

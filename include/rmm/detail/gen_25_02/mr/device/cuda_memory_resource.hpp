@@ -1,0 +1,41 @@
+/**
+ * @file detail/gen_25_02/mr/device/cuda_memory_resource.hpp
+ * @brief Device memory resource allocating with cudaMalloc/hipMalloc and freeing with cudaFree/hipFree.
+ */
+#pragma once
+
+#include <rmm/detail/export.hpp>
+
+#include <rmm/detail/gen_25_02/mr/device/detail/handle_resource.hpp>
+#include <rmm/rmm.h>
+#include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/error.hpp>
+#include <rmm/detail/export.hpp>
+#include <rmm/mr/device/device_memory_resource.hpp>
+
+#include <cstddef>
+
+namespace rmm {
+RMM_API_NAMESPACE_BEGIN
+namespace mr {
+
+/**
+ * @brief Device memory resource allocating with cudaMalloc/hipMalloc and freeing with cudaFree/hipFree.
+ *
+ * Implemented by the Rust core (`rmm_cuda_create`); copies share the same underlying resource.
+ */
+class cuda_memory_resource final : public detail::handle_resource {
+ public:
+  /**
+   * @brief Creates the resource for the current device.
+   * @throws rmm::cuda_error when no runtime is available
+   */
+  cuda_memory_resource() : handle_resource{detail::adopt_handle, detail::make_handle(rmm_cuda_create)} {}
+
+  /// @brief Takes over an existing handle (one reference) of this kind of resource.
+  using handle_resource::handle_resource;
+};
+
+}
+RMM_API_NAMESPACE_END
+}  // namespace rmm::mr
