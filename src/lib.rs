@@ -18,11 +18,13 @@
 pub mod counters;
 pub mod device;
 pub mod error;
+mod fast_map;
 pub mod ffi;
 pub mod history;
 pub mod logger;
 pub mod mr;
 pub mod runtime;
+mod spin_lock;
 
 pub use error::{Error, Result};
 pub use runtime::{DeviceId, Stream};

@@ -27,11 +27,9 @@ mod prefetch;
 mod ptr_map;
 mod sam_headroom;
 mod size_classes;
-pub(crate) mod spin_lock;
 mod statistics;
 mod stream_lifetime;
 mod stream_ordered;
-pub(crate) use stream_ordered::FastMap;
 mod system;
 #[cfg(test)]
 mod test_gate;

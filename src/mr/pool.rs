@@ -1485,9 +1485,9 @@ impl PoolMemoryResource {
         let (id, device) = (self.history_id(), inner.streams.device());
         let released = inner.release_free_granules(keep, true, |addr, size, stream| {
             crate::counters::upstream_free();
-            if crate::history::enabled() {
-                let kind = crate::history::EventKind::Release;
-                crate::history::record(kind, addr, size, stream.0, device, self.name, id);
+            if crate::history::recorder::enabled() {
+                let kind = crate::history::recorder::EventKind::Release;
+                crate::history::recorder::record(kind, addr, size, stream.0, device, self.name, id);
             }
             upstream.deallocate(addr as *mut c_void, size, stream)
         });
@@ -1626,9 +1626,9 @@ impl PoolMemoryResource {
         let (id, device) = (self.history_id(), inner.streams.device());
         let give_back = |addr: usize, size: usize, stream: Stream| {
             crate::counters::upstream_free();
-            if crate::history::enabled() {
-                let kind = crate::history::EventKind::Release;
-                crate::history::record(kind, addr, size, stream.0, device, self.name, id);
+            if crate::history::recorder::enabled() {
+                let kind = crate::history::recorder::EventKind::Release;
+                crate::history::recorder::record(kind, addr, size, stream.0, device, self.name, id);
             }
             upstream.deallocate(addr as *mut c_void, size, stream)
         };
@@ -1734,7 +1734,13 @@ impl PoolMemoryResource {
         }
         inner.add_chunk_at(addr, size, s);
         self.core.fronts.set_pool_size(inner.pool_size);
-        self.note(crate::history::EventKind::Grow, inner, addr, size, stream);
+        self.note(
+            crate::history::recorder::EventKind::Grow,
+            inner,
+            addr,
+            size,
+            stream,
+        );
         Ok(())
     }
 
@@ -1748,15 +1754,15 @@ impl PoolMemoryResource {
     #[inline]
     fn note(
         &self,
-        kind: crate::history::EventKind,
+        kind: crate::history::recorder::EventKind,
         inner: &Inner,
         addr: usize,
         size: usize,
         stream: Stream,
     ) {
-        if crate::history::enabled() {
+        if crate::history::recorder::enabled() {
             let id = self.history_id();
-            crate::history::record(
+            crate::history::recorder::record(
                 kind,
                 addr,
                 size,
@@ -1942,7 +1948,13 @@ impl PoolMemoryResource {
                 inner.add_chunk_at(end, size, s);
                 self.core.fronts.set_pool_size(inner.pool_size);
                 let stream = inner.streams.get(s).stream;
-                self.note(crate::history::EventKind::Grow, inner, end, size, stream);
+                self.note(
+                    crate::history::recorder::EventKind::Grow,
+                    inner,
+                    end,
+                    size,
+                    stream,
+                );
                 return Ok(true);
             }
         }

@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 
-use crate::mr::spin_lock::SpinLock;
+use crate::spin_lock::SpinLock;
 
 use crate::error::{Error, Result};
 use crate::runtime::{DeviceId, Event, Runtime, Stream};

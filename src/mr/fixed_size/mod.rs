@@ -59,15 +59,16 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use self::directory::{Batch, Geometry, Lookup, View};
-use super::spin_lock::{SpinGuard, SpinLock};
 use super::stream_lifetime::{self, StreamState};
-use super::stream_ordered::{FastSet, PerStreamLists, StreamRegistry};
+use super::stream_ordered::{PerStreamLists, StreamRegistry};
 use super::thread_slot::thread_slot;
 use super::ALLOCATION_ALIGNMENT as ALIGN;
 use super::{current_device_or_unknown, DeviceMemoryResource, SharedResource};
 use crate::counters;
 use crate::error::{Error, Result};
+use crate::fast_map::FastSet;
 use crate::runtime::{runtime, Stream};
+use crate::spin_lock::{SpinGuard, SpinLock};
 
 const NAME: &str = "fixed_size_memory_resource";
 

@@ -25,12 +25,12 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::super::spin_lock::{SpinGuard, SpinLock};
 use super::{mapping_insert, mapping_search, round_up, NAME, UNIT_SHIFT};
 use crate::error::{Error, Result};
 use crate::mr::size_classes::{bin_of, BIN_CAPS, CACHED_MAX, CLASSES};
 use crate::mr::stream_ordered::thread_number;
 use crate::runtime::Stream;
+use crate::spin_lock::{SpinGuard, SpinLock};
 
 /// Blocks up to this size are cached.
 pub(super) const FRONT_MAX: usize = CACHED_MAX;
