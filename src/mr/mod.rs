@@ -16,6 +16,7 @@ mod cuda;
 mod cuda_async;
 mod failure_callback;
 mod fixed_size;
+mod free_index;
 pub mod host;
 mod limiting;
 mod logging;

@@ -38,26 +38,19 @@ use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
 
+use super::free_index::{
+    linked_block, mapping_insert, mapping_search, Classes, Slab, NIL, UNIT_SHIFT,
+};
 use super::ptr_map::{PtrMap, SlotHint};
 use super::stream_lifetime::{self, StreamState};
 use super::stream_ordered::{thread_number, PerStreamLists, StreamRegistry, EPOCH_EVENTS, READY};
 use super::thread_slot::{on_thread_exit, thread_slot, ThreadExit};
+use super::ALLOCATION_ALIGNMENT as ALIGN;
 use super::{current_device_or_unknown, DeviceMemoryResource, SharedResource};
-use super::{ALLOCATION_ALIGNMENT, ALLOCATION_ALIGNMENT as ALIGN};
 use crate::error::{Error, Result};
 use crate::runtime::{runtime, Stream};
 
 const NAME: &str = "pool_memory_resource";
-/// "No block" in index links: slot 0 of the slab, a dummy descriptor that is never a real
-/// block (its state stays `Vacant`), so the hot path may write a link into "no block"
-/// instead of branching on it.
-const NIL: u32 = 0;
-/// log2 of the number of second-level classes per first-level class.
-const SL_BITS: u32 = 4;
-/// Second-level classes per first-level class.
-const SL_COUNT: usize = 1 << SL_BITS;
-/// First-level classes (sizes are counted in 256-byte units, so 64 covers any `usize`).
-const FL_COUNT: usize = 64;
 /// Free blocks [`Inner::find`] looks at in a class list for the smallest that fits (lowest
 /// address among equals), where TLSF takes the list's head. A class spans 6% of sizes, so
 /// the head can be 6% larger than a block behind it, and splitting the larger one scatters
@@ -65,34 +58,6 @@ const FL_COUNT: usize = 64;
 /// W4 (one stream) took 1.27x its peak live bytes with the head, 1.23x looking at 2 blocks,
 /// 1.18x at 4, 8 or 64 (exact best fit over the same trace: 1.15x).
 const SCAN: usize = 8;
-/// log2 of [`ALLOCATION_ALIGNMENT`]: sizes are indexed in units of 256 bytes.
-const UNIT_SHIFT: u32 = ALLOCATION_ALIGNMENT.trailing_zeros();
-
-/// The TLSF class `(fl, sl)` a free block of `units` (256-byte units, >= 1) is filed under.
-/// Below 16 units every size has its own class (exact fit for small blocks); above, class
-/// `fl` covers `[2^(fl+3), 2^(fl+4))` units split into 16 equal subranges.
-pub(crate) fn mapping_insert(units: usize) -> (usize, usize) {
-    debug_assert!(units >= 1);
-    // Branch-free (sizes are unpredictable): below 16 units `l < 4`, so both subtractions
-    // saturate to 0 and the class is `(0, units)`.
-    let l = usize::BITS - 1 - (units | 1).leading_zeros();
-    let fl = l.saturating_sub(SL_BITS - 1) as usize;
-    let sl = (units >> l.saturating_sub(SL_BITS)) & (SL_COUNT - 1);
-    (fl, sl)
-}
-
-/// The first class whose every block is at least `units`: the request rounded up to its
-/// class's upper boundary, so any block found there fits without looking at it.
-pub(crate) fn mapping_search(units: usize) -> (usize, usize) {
-    let l = usize::BITS - 1 - (units | 1).leading_zeros();
-    // 0 below 16 units (exact classes), like `mapping_insert`.
-    let round = (1usize << l.saturating_sub(SL_BITS)) - 1;
-    match units.checked_add(round) {
-        Some(u) => mapping_insert(u),
-        None => (FL_COUNT, 0),
-    }
-}
-
 /// The first size to try growing a pool of `pool_size` bytes by, for a request of `bytes`
 /// (aligned), or `None` when the request does not fit under `maximum` (RMM's
 /// `size_to_grow`): half the aligned room left, at least the request, with a maximum.
@@ -163,6 +128,8 @@ struct Block {
     tag: u16,
 }
 
+linked_block!(Block, State);
+
 /// The free epochs of one stream slot of a pool structure. Memory freed on stream T may
 /// be used by another stream S only once the work enqueued on T before the free has
 /// completed. Rather than make S wait on an event recorded on T whenever S runs short (a
@@ -189,56 +156,6 @@ struct Epochs {
     seen: u32,
 }
 
-/// One stream's TLSF index.
-#[derive(Debug)]
-struct Tlsf {
-    fl_bitmap: u64,
-    sl_bitmap: [u16; FL_COUNT],
-    heads: [[u32; SL_COUNT]; FL_COUNT],
-}
-
-impl Tlsf {
-    fn new() -> Self {
-        Tlsf {
-            fl_bitmap: 0,
-            sl_bitmap: [0; FL_COUNT],
-            heads: [[NIL; SL_COUNT]; FL_COUNT],
-        }
-    }
-
-    /// The first non-empty class at or above `(fl, sl)`.
-    fn find_class(&self, fl: usize, sl: usize) -> Option<(usize, usize)> {
-        if fl >= FL_COUNT {
-            return None;
-        }
-        let sl_map = u32::from(self.sl_bitmap[fl]) & (!0u32 << sl);
-        if sl_map != 0 {
-            return Some((fl, sl_map.trailing_zeros() as usize));
-        }
-        let fl_map = if fl + 1 >= FL_COUNT {
-            0
-        } else {
-            self.fl_bitmap & (!0u64 << (fl + 1))
-        };
-        if fl_map == 0 {
-            return None;
-        }
-        let fl = fl_map.trailing_zeros() as usize;
-        let sl = self.sl_bitmap[fl].trailing_zeros() as usize;
-        Some((fl, sl))
-    }
-
-    /// The highest non-empty class.
-    fn top_class(&self) -> Option<(usize, usize)> {
-        if self.fl_bitmap == 0 {
-            return None;
-        }
-        let fl = 63 - self.fl_bitmap.leading_zeros() as usize;
-        let sl = 15 - self.sl_bitmap[fl].leading_zeros() as usize;
-        Some((fl, sl))
-    }
-}
-
 /// A chunk taken from upstream.
 #[derive(Debug)]
 struct Chunk {
@@ -263,11 +180,11 @@ enum Owned {
 
 #[derive(Debug)]
 struct Inner {
-    blocks: Vec<Block>,
-    vacant: u32,
+    /// Block descriptors; slot 0 is the dummy standing for "no block".
+    slab: Slab<Block>,
     streams: StreamRegistry,
-    /// TLSF lists by stream slot; [`READY`]'s first.
-    lists: Vec<Tlsf>,
+    /// TLSF indexes of the free blocks by stream slot; [`READY`]'s first.
+    lists: Vec<Classes>,
     /// Free epochs by stream slot (see [`Epochs`]).
     epochs: Vec<Epochs>,
     /// Memory was taken across streams here: record and ripen free epochs.
@@ -293,95 +210,42 @@ struct Inner {
 impl Inner {
     #[inline(always)]
     fn new_block(&mut self, b: Block) -> u32 {
-        if self.vacant != NIL {
-            let i = self.vacant;
-            let slot = self.blk_mut(i);
-            let next = slot.next_free;
-            *slot = b;
-            self.vacant = next;
-            i
-        } else {
-            self.blocks.push(b);
-            (self.blocks.len() - 1) as u32
-        }
+        self.slab.add(b)
     }
 
     #[inline(always)]
     fn vacate(&mut self, i: u32) {
-        let vacant = self.vacant;
-        let b = self.blk_mut(i);
-        b.state = State::Vacant;
-        b.next_free = vacant;
-        self.vacant = i;
+        self.slab.vacate(i);
     }
 
     /// Block `i` (bounds-checked in debug builds only: descriptor indices come from the
     /// pool's own links, never from callers).
     #[inline(always)]
     fn blk(&self, i: u32) -> &Block {
-        debug_assert!((i as usize) < self.blocks.len());
-        // SAFETY: every index stored in a link or in the pointer map names a slab slot.
-        unsafe { self.blocks.get_unchecked(i as usize) }
+        self.slab.get(i)
     }
 
     #[inline(always)]
     fn blk_mut(&mut self, i: u32) -> &mut Block {
-        debug_assert!((i as usize) < self.blocks.len());
-        // SAFETY: as in `blk`.
-        unsafe { self.blocks.get_unchecked_mut(i as usize) }
+        self.slab.get_mut(i)
     }
 
     /// Files block `i` (not in any list) in its stream's free list.
     #[inline(always)]
     fn list_insert(&mut self, i: u32) {
-        let (size, stream) = {
-            let b = self.blk(i);
-            (b.size, b.stream)
-        };
-        let (fl, sl) = mapping_insert(size >> UNIT_SHIFT);
-        let (fl, sl) = (fl & (FL_COUNT - 1), sl & (SL_COUNT - 1));
-        let t = &mut self.lists[stream as usize];
-        let head = t.heads[fl][sl];
-        t.heads[fl][sl] = i;
-        t.fl_bitmap |= 1 << fl;
-        t.sl_bitmap[fl] |= 1 << sl;
+        let stream = self.blk(i).stream;
+        let size = self.lists[stream as usize].insert(&mut self.slab, i);
         self.bytes_free += size;
         self.free_count += 1;
-        // Into the dummy when the class was empty: no branch.
-        self.blk_mut(head).prev_free = i;
-        let b = self.blk_mut(i);
-        b.next_free = head;
-        b.prev_free = NIL;
-        b.state = State::Free;
     }
 
     /// Unlinks free block `i` from its stream's free list.
     #[inline(always)]
     fn list_remove(&mut self, i: u32) {
-        let (size, stream, prev, next) = {
-            let b = self.blk(i);
-            debug_assert_eq!(b.state, State::Free);
-            (b.size, b.stream, b.prev_free, b.next_free)
-        };
-        // Into the dummy when `i` was last: no branch.
-        self.blk_mut(next).prev_free = prev;
+        let stream = self.blk(i).stream;
+        let size = self.lists[stream as usize].remove(&mut self.slab, i);
         self.bytes_free -= size;
         self.free_count -= 1;
-        if prev != NIL {
-            self.blk_mut(prev).next_free = next;
-            return;
-        }
-        let (fl, sl) = mapping_insert(size >> UNIT_SHIFT);
-        let (fl, sl) = (fl & (FL_COUNT - 1), sl & (SL_COUNT - 1));
-        let t = &mut self.lists[stream as usize];
-        debug_assert_eq!(t.heads[fl][sl], i);
-        t.heads[fl][sl] = next;
-        if next == NIL {
-            t.sl_bitmap[fl] &= !(1 << sl);
-            if t.sl_bitmap[fl] == 0 {
-                t.fl_bitmap &= !(1 << fl);
-            }
-        }
     }
 
     /// Files block `i` as free on stream slot `s`, merging it with free address neighbours
@@ -587,14 +451,12 @@ impl Inner {
         // Blocks of the request's own class may fit even though the class as a whole does
         // not guarantee it: the best of its first few keeps near-exact fits.
         let (fl, sl) = mapping_insert(units);
-        let head = t.heads[fl & (FL_COUNT - 1)][sl & (SL_COUNT - 1)];
-        if let Some(i) = self.best_in_list(head, bytes) {
+        if let Some(i) = self.best_in_list(t.head(fl, sl), bytes) {
             return Some(i);
         }
         let (fl, sl) = mapping_search(units);
-        t.find_class(fl, sl).and_then(|(fl, sl)| {
-            self.best_in_list(t.heads[fl & (FL_COUNT - 1)][sl & (SL_COUNT - 1)], bytes)
-        })
+        t.find_class(fl, sl)
+            .and_then(|(fl, sl)| self.best_in_list(t.head(fl, sl), bytes))
     }
 
     /// The smallest block of at least `bytes` (lowest address among equals) among the
@@ -666,18 +528,11 @@ impl Inner {
 
     /// The largest free block on any stream.
     fn largest_free(&self) -> usize {
-        let mut best = 0;
-        for t in &self.lists {
-            if let Some((fl, sl)) = t.top_class() {
-                // Blocks within one class differ in size; walk only the top class.
-                let mut i = t.heads[fl][sl];
-                while i != NIL {
-                    best = best.max(self.blocks[i as usize].size);
-                    i = self.blocks[i as usize].next_free;
-                }
-            }
-        }
-        best
+        self.lists
+            .iter()
+            .map(|t| t.largest(&self.slab))
+            .max()
+            .unwrap_or(0)
     }
 }
 
@@ -931,12 +786,12 @@ impl PerStreamLists for Inner {
     }
 
     fn push_lists(&mut self) {
-        self.lists.push(Tlsf::new());
+        self.lists.push(Classes::new());
         self.epochs.push(Epochs::default());
     }
 
     fn has_free(&self, slot: u32) -> bool {
-        self.lists[slot as usize].fl_bitmap != 0
+        !self.lists[slot as usize].is_empty()
     }
 
     fn move_free(&mut self, from: u32, to: u32) {
@@ -951,25 +806,21 @@ impl Inner {
         device: crate::runtime::DeviceId,
         hint: Option<Arc<SlotHint>>,
     ) -> Self {
+        let dummy = Block {
+            addr: 0,
+            size: 0,
+            prev_phys: NIL,
+            next_phys: NIL,
+            prev_free: NIL,
+            next_free: NIL,
+            stream: u32::MAX,
+            state: State::Vacant,
+            tag: 0,
+        };
         Inner {
-            blocks: {
-                let mut v = Vec::with_capacity(1024);
-                v.push(Block {
-                    addr: 0,
-                    size: 0,
-                    prev_phys: NIL,
-                    next_phys: NIL,
-                    prev_free: NIL,
-                    next_free: NIL,
-                    stream: u32::MAX,
-                    state: State::Vacant,
-                    tag: 0,
-                });
-                v
-            },
-            vacant: NIL,
+            slab: Slab::new(dummy, 1024),
             streams: StreamRegistry::with_ready_slot(rt, device),
-            lists: vec![Tlsf::new()],
+            lists: vec![Classes::new()],
             epochs: vec![Epochs::default()],
             multi: false,
             switches: 0,
@@ -1357,16 +1208,16 @@ impl Inner {
             let mut i = first;
             let mut all_free = true;
             while i != NIL {
-                if self.blocks[i as usize].state != State::Free {
+                if self.blk(i).state != State::Free {
                     all_free = false;
                     break;
                 }
-                i = self.blocks[i as usize].next_phys;
+                i = self.blk(i).next_phys;
             }
             if !all_free {
                 continue;
             }
-            let mut s0 = self.blocks[first as usize].stream;
+            let mut s0 = self.blk(first).stream;
             if !self.streams.nameable(s0) {
                 // Free on the default stream, ordered after the stream's frees like every
                 // other block's (see `nameable`).
@@ -1374,7 +1225,7 @@ impl Inner {
             }
             let mut i = first;
             while i != NIL {
-                let b = self.blocks[i as usize];
+                let b = *self.blk(i);
                 if b.stream != s0 {
                     if let Err(e) = self.streams.order_after(s0, b.stream) {
                         first_err.get_or_insert(e);

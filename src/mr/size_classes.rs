@@ -2,7 +2,7 @@
 //! request of their size (the pool's per-thread fronts, the arena's block caches): TLSF's
 //! classes of 256-byte units, 16 per power of two, for blocks up to [`CACHED_MAX`].
 
-use super::pool::{mapping_insert, mapping_search};
+use super::free_index::{mapping_insert, mapping_search};
 use super::ALLOCATION_ALIGNMENT;
 
 /// Blocks up to this size are cached.

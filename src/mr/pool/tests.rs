@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use super::*;
+use crate::mr::free_index::{FL_COUNT, SL_COUNT};
 use crate::mr::{CudaMemoryResource, LimitingResourceAdaptor};
 
 fn init() {
@@ -71,7 +72,7 @@ fn extreme_sizes_map_inside_the_tables() {
     );
     let (fl, _) = mapping_search(max_units);
     assert!(fl < FL_COUNT);
-    let t = Tlsf::new();
+    let t = Classes::new();
     assert_eq!(t.find_class(FL_COUNT, 0), None);
     assert_eq!(t.find_class(FL_COUNT - 1, 15), None);
     assert_eq!(t.top_class(), None);
