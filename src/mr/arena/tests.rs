@@ -10,6 +10,7 @@ use parking_lot::Mutex;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
+use super::lookup::TLS;
 use super::*;
 use crate::mr::CudaMemoryResource;
 use crate::runtime::StreamFlags;
