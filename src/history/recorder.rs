@@ -32,8 +32,8 @@ static ON: AtomicBool = AtomicBool::new(false);
 static STACKS: AtomicBool = AtomicBool::new(false);
 
 /// The recorder. A swap-and-store lock: one atomic instruction per event where a parking
-/// mutex takes two (its unlock must learn whether a waiter sleeps); on the GPU machine an
-/// event cost as much as the pool's whole operation.
+/// mutex takes two (its unlock must learn whether a waiter sleeps), and with two an event
+/// cost as much as the pool's whole operation.
 static STATE: SpinLock<Option<State>> = SpinLock::new(None);
 static NEXT_THREAD: AtomicU32 = AtomicU32::new(1);
 

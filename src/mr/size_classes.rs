@@ -14,8 +14,8 @@ pub(crate) const CLASSES: usize = 10 * 16;
 /// it is empty (a miss) about 1/(cap + 1) of the time, and holding its blocks costs cap ×
 /// size bytes of the cache's budget: the misses for a given budget are fewest with caps in
 /// proportion to 1/√size. Here 3 blocks of 1 MiB, 12 of 64 KiB, at most 32 of small ones
-/// (a W2 churn through the pool: 95% of operations hit a front, against 83% with 8 blocks
-/// in every bin).
+/// (the churn workload through the pool: 95% of operations hit a front, against 83% with 8
+/// blocks in every bin).
 pub(crate) static BIN_CAPS: [u8; CLASSES] = bin_caps();
 
 /// The bin of a block of `size` bytes (a multiple of 256, at most [`CACHED_MAX`]): its TLSF

@@ -273,7 +273,8 @@ impl Inner {
 
     /// Gets a superblock for a request of `size` bytes and carves the request from it. The
     /// block cache stays: it is a small part of the arena, and merging it back at every
-    /// growth made W1 (large, uniform sizes) 16% slower; running out of memory flushes it.
+    /// growth made the many-live workload (large, uniform sizes) slower; running out of
+    /// memory flushes it.
     fn grow(&self, arena: &ArenaCell, st: &mut ArenaState, size: usize) -> Result<Option<usize>> {
         let receiver = arena.order_key();
         // Small requests share a standard superblock. Larger ones (up to a standard

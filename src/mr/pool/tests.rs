@@ -538,7 +538,7 @@ fn one_stream_keeps_no_epochs() {
 /// first block taken from it orders the taker after an epoch event of that stream, and
 /// once that completes the rest is ready, taken with no event. (Without it, each block
 /// another stream carved out of an idle stream's memory cost an event record and a wait:
-/// W3 on the H100 made 100x more steals.)
+/// the threads workload made 100 times more steals.)
 #[test]
 fn memory_taken_from_an_idle_stream_becomes_ready() {
     init();

@@ -510,7 +510,7 @@ impl Runtime for HostRuntime {
         // A GPU completes a record on a stream with nothing to wait for within microseconds;
         // a worker thread woken for it takes tens of them on a loaded machine, so that pools
         // polling their streams' events saw them late and held more memory than on a GPU
-        // (W4 through the vmm pool: 1.62x its peak live bytes here, 1.27x on the H100).
+        // (the vmm pool under the streams workload, most of all).
         if self.nothing_before(&s) {
             ev.complete(g);
             return Ok(());
