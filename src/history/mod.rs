@@ -9,7 +9,7 @@
 //! their blocks. `rmm-viz` turns it into an HTML report.
 //!
 //! Two parts on two layers:
-//! * [`recorder`] keeps the events: a leaf that the layers below call (sub-allocators record
+//! * `recorder` keeps the events: a leaf that the layers below call (sub-allocators record
 //!   their growth and release, the runtime starts recording from `RMM_MEMORY_HISTORY` at
 //!   its first use), depending on nothing above them;
 //! * `snapshot` writes snapshots: the top layer, beside the C ABI, since it enumerates the

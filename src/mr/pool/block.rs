@@ -28,7 +28,7 @@ const SCAN: usize = 8;
 pub(in crate::mr) enum State {
     Free,
     Used,
-    /// Used by the global pool as a shard's slab (see [`PoolMemoryResource`]'s docs): not a
+    /// Used by the global pool as a shard's slab (see [`PoolMemoryResource`](super::PoolMemoryResource)'s docs): not a
     /// caller's allocation, though a caller's first block in the slab has its address.
     Slab,
     /// Slot in the slab's free-slot list.

@@ -104,7 +104,7 @@ impl Inner {
     /// of `t` when one can be recorded (then all of `t`'s free memory becomes ready for
     /// every stream once it completes, and the next miss on `s` finds it there with no
     /// event). Returns `true` when the device was synchronized instead (see
-    /// [`StreamRegistry::order_after`]).
+    /// [`StreamRegistry::order_after`](crate::mr::stream_ordered::StreamRegistry::order_after)).
     pub(super) fn order_after(&mut self, s: u32, t: u32) -> Result<bool> {
         let e = self.epochs[t as usize];
         if usize::from(e.outstanding) < EPOCH_EVENTS

@@ -1,4 +1,4 @@
-//! Virtual memory management (the [`Runtime`](crate::runtime::Runtime)'s `vmm_*`): CUDA's
+//! Virtual memory management ([`crate::runtime::Runtime`]'s `vmm_*`): CUDA's
 //! calls are the driver's, HIP's the runtime library's own; one table of entry points
 //! ([`Vmm`]) and the allocation-properties layouts of each vendor and version.
 

@@ -99,7 +99,7 @@ impl HostRuntime {
 
     /// Resolves a stream handle: 0/1 the current device's default stream, 2 the
     /// per-thread stream, anything else must be a live created stream (a call naming a
-    /// destroyed one is counted: [`dead_stream_calls`]).
+    /// destroyed one is counted: [`dead_stream_calls`](super::dead_stream_calls)).
     pub(super) fn stream(&self, call: &'static str, stream: Stream) -> RtResult<Arc<HostStream>> {
         match stream.0 {
             0 | 1 => self.default_stream(call, self.current()),
