@@ -63,11 +63,16 @@ pub(crate) fn mapping_search(units: usize) -> (usize, usize) {
     }
 }
 
-/// What the index needs of a block descriptor: its size, its two free-list links and
-/// whether it is free. Implemented with [`linked_block!`] by descriptors that have those
-/// fields and a `State` with `Free` and `Vacant`.
+/// What the index needs of a block descriptor: its size, its free-list links, its address
+/// neighbours' links and whether it is free. Implemented with [`linked_block!`] by
+/// descriptors that have those fields (`size`, `prev_free`, `next_free`, `prev_phys`,
+/// `next_phys`) and a `State` with `Free` and `Vacant`.
 pub(crate) trait Linked: Copy {
     fn size(&self) -> usize;
+    fn set_size(&mut self, size: usize);
+    fn next_phys(&self) -> u32;
+    fn set_prev_phys(&mut self, i: u32);
+    fn set_next_phys(&mut self, i: u32);
     fn prev_free(&self) -> u32;
     fn next_free(&self) -> u32;
     fn set_prev_free(&mut self, i: u32);
@@ -77,17 +82,38 @@ pub(crate) trait Linked: Copy {
     fn set_free(&mut self);
     /// Marks the descriptor a vacant slab slot.
     fn set_vacant(&mut self);
+    /// The free block made of this block's bytes from `at` on, whose lower address
+    /// neighbour is `prev` (what splitting it at `at` leaves above; the owner's data as the
+    /// owner's rules say).
+    fn rest(&self, at: usize, prev: u32) -> Self;
 }
 
 /// Implements [`Linked`] for a descriptor type `$block` with fields `size`, `prev_free`,
-/// `next_free` and `state: $state`, whose `$state::Free` and `$state::Vacant` mean free and
-/// vacant.
+/// `next_free`, `prev_phys`, `next_phys` and `state: $state`, whose `$state::Free` and
+/// `$state::Vacant` mean free and vacant; `rest(b, at, prev) { ... }` is [`Linked::rest`]
+/// of `b`.
 macro_rules! linked_block {
-    ($block:ty, $state:ident) => {
+    ($block:ty, $state:ident, rest($b:ident, $at:ident, $prev:ident) $rest:block) => {
         impl $crate::mr::free_index::Linked for $block {
             #[inline(always)]
             fn size(&self) -> usize {
                 self.size
+            }
+            #[inline(always)]
+            fn set_size(&mut self, size: usize) {
+                self.size = size;
+            }
+            #[inline(always)]
+            fn next_phys(&self) -> u32 {
+                self.next_phys
+            }
+            #[inline(always)]
+            fn set_prev_phys(&mut self, i: u32) {
+                self.prev_phys = i;
+            }
+            #[inline(always)]
+            fn set_next_phys(&mut self, i: u32) {
+                self.next_phys = i;
             }
             #[inline(always)]
             fn prev_free(&self) -> u32 {
@@ -116,6 +142,11 @@ macro_rules! linked_block {
             #[inline(always)]
             fn set_vacant(&mut self) {
                 self.state = $state::Vacant;
+            }
+            #[inline(always)]
+            fn rest(&self, $at: usize, $prev: u32) -> Self {
+                let $b = self;
+                $rest
             }
         }
     };
@@ -177,6 +208,21 @@ impl<B: Linked> Slab<B> {
             self.blocks.push(b);
             u32::try_from(self.blocks.len() - 1).expect("fewer than 2^32 block descriptors")
         }
+    }
+
+    /// Splits block `i` at `at` bytes (`0 < at <` its size): `i` keeps its first `at` bytes,
+    /// and a new block, returned, the rest ([`Linked::rest`]), linked between `i` and its
+    /// upper neighbour. Neither is filed in a list.
+    #[inline(always)]
+    pub fn split(&mut self, i: u32, at: usize) -> u32 {
+        let b = *self.get(i);
+        let j = self.add(b.rest(at, i));
+        // Into the dummy when `i` was last in its range.
+        self.get_mut(b.next_phys()).set_prev_phys(j);
+        let bm = self.get_mut(i);
+        bm.set_next_phys(j);
+        bm.set_size(at);
+        j
     }
 
     /// Makes slot `i` vacant (its descriptor is no block any more).

@@ -75,7 +75,19 @@ impl Block {
     }
 }
 
-linked_block!(Block, State);
+linked_block!(Block, State, rest(b, at, prev) {
+    Block {
+        addr: b.addr + at,
+        size: b.size - at,
+        prev_phys: prev,
+        next_phys: b.next_phys,
+        prev_free: NIL,
+        next_free: NIL,
+        aux: b.aux,
+        req_units: 0,
+        state: State::Free,
+    }
+});
 
 /// Blocks of any number of disjoint regions, with a TLSF index of the free ones.
 pub(super) struct Heap {
@@ -251,22 +263,7 @@ impl Heap {
         let b = *self.block(i);
         debug_assert!(size <= b.size && size % ALLOCATION_ALIGNMENT == 0 && size > 0);
         if b.size > size {
-            let j = self.new_block(Block {
-                addr: b.addr + size,
-                size: b.size - size,
-                prev_phys: i,
-                next_phys: b.next_phys,
-                prev_free: NIL,
-                next_free: NIL,
-                aux: b.aux,
-                req_units: 0,
-                state: State::Free,
-            });
-            // Into the dummy when `i` was last in its region.
-            self.blk_mut(b.next_phys).prev_phys = j;
-            let bm = self.blk_mut(i);
-            bm.next_phys = j;
-            bm.size = size;
+            let j = self.slab.split(i, size);
             // The rest cannot merge: `i`'s neighbours were merged when it was freed.
             self.list_insert(j);
         }

@@ -55,7 +55,19 @@ pub(in crate::mr) struct Block {
     pub(in crate::mr) tag: u16,
 }
 
-linked_block!(Block, State);
+linked_block!(Block, State, rest(b, at, prev) {
+    Block {
+        addr: b.addr + at,
+        size: b.size - at,
+        prev_phys: prev,
+        next_phys: b.next_phys,
+        prev_free: NIL,
+        next_free: NIL,
+        stream: b.stream,
+        state: State::Free,
+        tag: b.tag,
+    }
+});
 
 /// A chunk taken from upstream.
 #[derive(Debug)]
@@ -284,22 +296,7 @@ impl Inner {
         self.list_remove(i);
         let b = *self.blk(i);
         if b.size > bytes {
-            let j = self.new_block(Block {
-                addr: b.addr + bytes,
-                size: b.size - bytes,
-                prev_phys: i,
-                next_phys: b.next_phys,
-                prev_free: NIL,
-                next_free: NIL,
-                stream: b.stream,
-                state: State::Free,
-                tag: b.tag,
-            });
-            // Into the dummy when `i` was last in its chunk.
-            self.blk_mut(b.next_phys).prev_phys = j;
-            let bm = self.blk_mut(i);
-            bm.next_phys = j;
-            bm.size = bytes;
+            let j = self.slab.split(i, bytes);
             // The rest cannot merge with anything: its neighbours were checked when `i` was
             // filed as free on `s`.
             self.list_insert(j);

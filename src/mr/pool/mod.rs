@@ -70,7 +70,7 @@ use block::{Inner, Owned};
 use shard::{Shards, CONTENTION_TO_SHARD, SHARD_MAX};
 
 pub(in crate::mr) use block::Inner as Structure;
-pub(in crate::mr) use block::{Block, Chunk, State};
+pub(in crate::mr) use block::{Chunk, State};
 pub(crate) use growth::Placement;
 pub use summary::FreeSummary;
 

@@ -7,8 +7,8 @@
 
 use super::VmmPoolMemoryResource;
 use crate::error::Result;
-use crate::mr::free_index::NIL;
-use crate::mr::pool::{Block, Chunk, State, Structure};
+use crate::mr::free_index::{Linked, NIL};
+use crate::mr::pool::{Chunk, State, Structure};
 use crate::mr::stream_ordered::PerStreamLists;
 use crate::runtime::Stream;
 
@@ -122,17 +122,7 @@ pub(super) fn release_free_granules(
         inner.list_remove(i);
         // The part below the granules stays as `i`; the part above becomes a new block.
         let upper = if b.addr + b.size > hi {
-            let j = inner.new_block(Block {
-                addr: hi,
-                size: b.addr + b.size - hi,
-                prev_phys: NIL,
-                next_phys: b.next_phys,
-                prev_free: NIL,
-                next_free: NIL,
-                stream: b.stream,
-                state: State::Free,
-                tag: b.tag,
-            });
+            let j = inner.new_block(b.rest(hi - b.addr, NIL));
             inner.blk_mut(b.next_phys).prev_phys = j;
             inner.list_insert(j);
             inner.blk_mut(j).tag = b.tag;
