@@ -88,12 +88,12 @@ pub(crate) trait Linked: Copy {
     fn rest(&self, at: usize, prev: u32) -> Self;
 }
 
-/// Implements [`Linked`] for a descriptor type `$block` with fields `size`, `prev_free`,
-/// `next_free`, `prev_phys`, `next_phys` and `state: $state`, whose `$state::Free` and
-/// `$state::Vacant` mean free and vacant; `rest(b, at, prev) { ... }` is [`Linked::rest`]
-/// of `b`.
+/// Implements [`Linked`] for a descriptor type `$block` (`Copy`) with fields `addr`, `size`,
+/// `prev_free`, `next_free`, `prev_phys`, `next_phys` and `state: $state`, whose
+/// `$state::Free` and `$state::Vacant` mean free and vacant. [`Linked::rest`] keeps the
+/// owner's other fields but those listed after the state (`field: value, ...`).
 macro_rules! linked_block {
-    ($block:ty, $state:ident, rest($b:ident, $at:ident, $prev:ident) $rest:block) => {
+    ($block:ty, $state:ident $(, $field:ident: $value:expr)*) => {
         impl $crate::mr::free_index::Linked for $block {
             #[inline(always)]
             fn size(&self) -> usize {
@@ -144,9 +144,16 @@ macro_rules! linked_block {
                 self.state = $state::Vacant;
             }
             #[inline(always)]
-            fn rest(&self, $at: usize, $prev: u32) -> Self {
-                let $b = self;
-                $rest
+            fn rest(&self, at: usize, prev: u32) -> Self {
+                let mut rest = *self;
+                rest.addr = self.addr + at;
+                rest.size = self.size - at;
+                rest.prev_phys = prev;
+                rest.prev_free = $crate::mr::free_index::NIL;
+                rest.next_free = $crate::mr::free_index::NIL;
+                rest.state = $state::Free;
+                $(rest.$field = $value;)*
+                rest
             }
         }
     };

@@ -75,19 +75,7 @@ impl Block {
     }
 }
 
-linked_block!(Block, State, rest(b, at, prev) {
-    Block {
-        addr: b.addr + at,
-        size: b.size - at,
-        prev_phys: prev,
-        next_phys: b.next_phys,
-        prev_free: NIL,
-        next_free: NIL,
-        aux: b.aux,
-        req_units: 0,
-        state: State::Free,
-    }
-});
+linked_block!(Block, State, req_units: 0);
 
 /// Blocks of any number of disjoint regions, with a TLSF index of the free ones.
 pub(super) struct Heap {

@@ -24,22 +24,25 @@ use crate::runtime::Stream;
 /// fit: 1.15 times).
 const SCAN: usize = 8;
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub(in crate::mr) enum State {
     Free,
     Used,
-    /// Used by the global pool as a shard's slab (see [`PoolMemoryResource`](super::PoolMemoryResource)'s docs): not a
-    /// caller's allocation, though a caller's first block in the slab has its address.
+    /// Used by the global pool as a shard's slab (see
+    /// [`PoolMemoryResource`](super::PoolMemoryResource)'s docs): not a caller's allocation,
+    /// though a caller's first block in the slab has its address.
     Slab,
-    /// Slot in the slab's free-slot list.
+    /// Slot in the slab's free-slot list (and the dummy, slot 0).
+    #[default]
     Vacant,
     /// Held by a thread's front cache (see [`front`]): free or handed out again, which only
     /// the front knows. Allocated as far as this structure is concerned.
     Cached,
 }
 
-/// One block of pool memory (free or in use), or a vacant slab slot.
-#[derive(Clone, Copy, Debug)]
+/// One block of pool memory (free or in use), or a vacant slab slot (the default, with no
+/// links: [`NIL`]).
+#[derive(Clone, Copy, Debug, Default)]
 pub(in crate::mr) struct Block {
     pub(in crate::mr) addr: usize,
     pub(in crate::mr) size: usize,
@@ -55,19 +58,10 @@ pub(in crate::mr) struct Block {
     pub(in crate::mr) tag: u16,
 }
 
-linked_block!(Block, State, rest(b, at, prev) {
-    Block {
-        addr: b.addr + at,
-        size: b.size - at,
-        prev_phys: prev,
-        next_phys: b.next_phys,
-        prev_free: NIL,
-        next_free: NIL,
-        stream: b.stream,
-        state: State::Free,
-        tag: b.tag,
-    }
-});
+// The default descriptor's links (0) say "no block".
+const _: () = assert!(NIL == 0);
+
+linked_block!(Block, State);
 
 /// A chunk taken from upstream.
 #[derive(Debug)]
@@ -128,15 +122,8 @@ impl Inner {
         hint: Option<Arc<SlotHint>>,
     ) -> Self {
         let dummy = Block {
-            addr: 0,
-            size: 0,
-            prev_phys: NIL,
-            next_phys: NIL,
-            prev_free: NIL,
-            next_free: NIL,
             stream: u32::MAX,
-            state: State::Vacant,
-            tag: 0,
+            ..Block::default()
         };
         Inner {
             slab: Slab::new(dummy, 1024),
