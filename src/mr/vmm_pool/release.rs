@@ -35,12 +35,12 @@ impl VmmPoolMemoryResource {
 }
 
 /// Unmaps the whole granules inside the free blocks of `inner` (a pool's global structure
-/// in contiguous mode), each given back through `give_back(addr, size, stream)` on the stream its block was freed on (a
-/// foreign stream's blocks on the default stream, ordered after it). With `only_idle`, only
-/// blocks of streams whose frees have completed, and only until at most `keep`
-/// bytes are free. The blocks around a given-back range stay; an extent it cuts in two
-/// becomes two. Returns the bytes given back, and whether a block was left for its
-/// stream's work.
+/// in contiguous mode), each given back through `give_back(addr, size, stream)` on the
+/// stream its block was freed on (a foreign stream's blocks on the default stream, ordered
+/// after it). With `only_idle`, only blocks of streams whose frees have completed, and only
+/// until at most `keep` bytes are free. The blocks around a given-back range stay; an
+/// extent it cuts in two becomes two. Returns the bytes given back, and whether a block was
+/// left for its stream's work.
 pub(super) fn release_free_granules(
     inner: &mut Structure,
     keep: usize,

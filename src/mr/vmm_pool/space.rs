@@ -16,9 +16,10 @@ use crate::runtime::{DeviceId, PhysicalHandle, Runtime, RuntimeErrorKind, Stream
 
 const SPACE_NAME: &str = "virtual_memory_space";
 
-/// The reservation a [`VmmPoolMemoryResource`](super::VmmPoolMemoryResource) maps its memory into, as the pool's upstream:
-/// `allocate` maps a run of granules (the lowest unmapped run that fits) and `deallocate`
-/// unmaps granules, after the stream's work is done.
+/// The reservation a [`VmmPoolMemoryResource`](super::VmmPoolMemoryResource) maps its
+/// memory into, as the pool's upstream: `allocate` maps a run of granules (the lowest
+/// unmapped run that fits) and `deallocate` unmaps granules, after the stream's work is
+/// done.
 pub struct VirtualSpace {
     pub(super) rt: &'static dyn Runtime,
     pub(super) device: DeviceId,

@@ -66,10 +66,10 @@ pub(in crate::runtime) enum PropLayout {
     Hip52,
 }
 
-pub(super) const ALLOCATION_TYPE_PINNED: i32 = 1; // CU_MEM_ALLOCATION_TYPE_PINNED / hipMemAllocationTypePinned
-pub(super) const ACCESS_READ_WRITE: i32 = 3; // CU_MEM_ACCESS_FLAGS_PROT_READWRITE / hipMemAccessFlagsProtReadWrite
-pub(super) const GRANULARITY_MINIMUM: i32 = 0; // CU_MEM_ALLOC_GRANULARITY_MINIMUM / hipMemAllocationGranularityMinimum
-pub(super) const GRANULARITY_RECOMMENDED: i32 = 1; // ..._RECOMMENDED
+const ALLOCATION_TYPE_PINNED: i32 = 1; // CU_MEM_ALLOCATION_TYPE_PINNED / hipMemAllocationTypePinned
+const ACCESS_READ_WRITE: i32 = 3; // CU_MEM_ACCESS_FLAGS_PROT_READWRITE / hipMemAccessFlagsProtReadWrite
+const GRANULARITY_MINIMUM: i32 = 0; // CU_MEM_ALLOC_GRANULARITY_MINIMUM / hipMemAllocationGranularityMinimum
+const GRANULARITY_RECOMMENDED: i32 = 1; // ..._RECOMMENDED
 
 /// `allocFlags` of [`RawAllocProp`] (CUDA: `{ unsigned char compressionType;
 /// unsigned char gpuDirectRDMACapable; unsigned short usage; unsigned char reserved[4]; }`;
