@@ -88,12 +88,12 @@ pub(crate) trait Linked: Copy {
     fn rest(&self, at: usize, prev: u32) -> Self;
 }
 
-/// Implements [`Linked`] for a descriptor type `$block` (`Copy`) with fields `addr`, `size`,
+/// Implements [`Linked`] for a descriptor type `$block` with fields `addr`, `size`,
 /// `prev_free`, `next_free`, `prev_phys`, `next_phys` and `state: $state`, whose
-/// `$state::Free` and `$state::Vacant` mean free and vacant. [`Linked::rest`] keeps the
-/// owner's other fields but those listed after the state (`field: value, ...`).
+/// `$state::Free` and `$state::Vacant` mean free and vacant. The owner's other fields of
+/// [`Linked::rest`] follow `|b|`, computed from the block `b` being split.
 macro_rules! linked_block {
-    ($block:ty, $state:ident $(, $field:ident: $value:expr)*) => {
+    ($block:ident, $state:ident, |$b:ident| $($field:ident: $value:expr),* $(,)?) => {
         impl $crate::mr::free_index::Linked for $block {
             #[inline(always)]
             fn size(&self) -> usize {
@@ -145,15 +145,17 @@ macro_rules! linked_block {
             }
             #[inline(always)]
             fn rest(&self, at: usize, prev: u32) -> Self {
-                let mut rest = *self;
-                rest.addr = self.addr + at;
-                rest.size = self.size - at;
-                rest.prev_phys = prev;
-                rest.prev_free = $crate::mr::free_index::NIL;
-                rest.next_free = $crate::mr::free_index::NIL;
-                rest.state = $state::Free;
-                $(rest.$field = $value;)*
-                rest
+                let $b = self;
+                $block {
+                    addr: $b.addr + at,
+                    size: $b.size - at,
+                    prev_phys: prev,
+                    next_phys: $b.next_phys,
+                    prev_free: $crate::mr::free_index::NIL,
+                    next_free: $crate::mr::free_index::NIL,
+                    state: $state::Free,
+                    $($field: $value),*
+                }
             }
         }
     };
@@ -232,6 +234,36 @@ impl<B: Linked> Slab<B> {
         j
     }
 
+    /// Links block `i` in front of `head` in a free list (the list's old head, or [`NIL`])
+    /// and marks it free (see [`Classes::push`]).
+    #[inline(always)]
+    pub fn link_front(&mut self, i: u32, head: u32) {
+        // Into the dummy when the list was empty: no branch.
+        self.get_mut(head).set_prev_free(i);
+        let b = self.get_mut(i);
+        b.set_next_free(head);
+        b.set_prev_free(NIL);
+        b.set_free();
+    }
+
+    /// Unlinks free block `i` from its free-list neighbours. Returns its size and, when it
+    /// was its list's head, the block after it, for [`Classes::unlink_head`].
+    #[inline(always)]
+    pub fn unlink(&mut self, i: u32) -> (usize, Option<u32>) {
+        let (size, prev, next) = {
+            let b = self.get(i);
+            debug_assert!(b.is_free());
+            (b.size(), b.prev_free(), b.next_free())
+        };
+        // Into the dummy when `i` was last: no branch.
+        self.get_mut(next).set_prev_free(prev);
+        if prev != NIL {
+            self.get_mut(prev).set_next_free(next);
+            return (size, None);
+        }
+        (size, Some(next))
+    }
+
     /// Makes slot `i` vacant (its descriptor is no block any more).
     #[inline(always)]
     pub fn vacate(&mut self, i: u32) {
@@ -291,11 +323,13 @@ impl<H: BorrowMut<Heads>> Classes<H> {
         self.heads.borrow()[fl & (FL_COUNT - 1)][sl & (SL_COUNT - 1)]
     }
 
-    /// Files block `i` of `slab` (in no list) at the head of its class's list and marks it
-    /// free. Returns its size.
+    /// Makes block `i` (of `size` bytes, in no list) the head of its class's list and
+    /// returns the old head ([`NIL`] when the class was empty), which
+    /// [`Slab::link_front`] then links behind `i`. (Filing a block is these two steps, and
+    /// taking it out [`Slab::unlink`] then [`Classes::unlink_head`], so that each user
+    /// counts its free bytes in between, in the order its hot path was tuned with.)
     #[inline(always)]
-    pub fn insert<B: Linked>(&mut self, slab: &mut Slab<B>, i: u32) -> usize {
-        let size = slab.get(i).size();
+    pub fn push(&mut self, size: usize, i: u32) -> u32 {
         let (fl, sl) = mapping_insert(size >> UNIT_SHIFT);
         let (fl, sl) = (fl & (FL_COUNT - 1), sl & (SL_COUNT - 1));
         let heads = self.heads.borrow_mut();
@@ -303,30 +337,13 @@ impl<H: BorrowMut<Heads>> Classes<H> {
         heads[fl][sl] = i;
         self.fl_bitmap |= 1 << fl;
         self.sl_bitmap[fl] |= 1 << sl;
-        // Into the dummy when the class was empty: no branch.
-        slab.get_mut(head).set_prev_free(i);
-        let b = slab.get_mut(i);
-        b.set_next_free(head);
-        b.set_prev_free(NIL);
-        b.set_free();
-        size
+        head
     }
 
-    /// Unlinks free block `i` of `slab` from its class's list (its state stays free; the
-    /// caller sets it). Returns its size.
+    /// After [`Slab::unlink`] found block `i` (of `size` bytes) at the head of its class's
+    /// list: `next` becomes the head (the class empties when it is [`NIL`]).
     #[inline(always)]
-    pub fn remove<B: Linked>(&mut self, slab: &mut Slab<B>, i: u32) -> usize {
-        let (size, prev, next) = {
-            let b = slab.get(i);
-            debug_assert!(b.is_free());
-            (b.size(), b.prev_free(), b.next_free())
-        };
-        // Into the dummy when `i` was last: no branch.
-        slab.get_mut(next).set_prev_free(prev);
-        if prev != NIL {
-            slab.get_mut(prev).set_next_free(next);
-            return size;
-        }
+    pub fn unlink_head(&mut self, size: usize, i: u32, next: u32) {
         let (fl, sl) = mapping_insert(size >> UNIT_SHIFT);
         let (fl, sl) = (fl & (FL_COUNT - 1), sl & (SL_COUNT - 1));
         let heads = self.heads.borrow_mut();
@@ -338,7 +355,6 @@ impl<H: BorrowMut<Heads>> Classes<H> {
                 self.fl_bitmap &= !(1 << fl);
             }
         }
-        size
     }
 
     /// The first non-empty class at or above `(fl, sl)`.

@@ -635,6 +635,9 @@ pub(crate) trait PerStreamLists {
 
     /// The slot of `stream` as thread `thread` names it (see
     /// [`StreamRegistry::slot_of_thread`]), creating its lists the first time.
+    // Inlinable where its caller is (a pool's fronts' blocks going back to their
+    // structure), not only beside the structure's type.
+    #[inline]
     fn slot_of_thread(&mut self, stream: Stream, thread: usize) -> u32 {
         let (s, new) = self.registry().slot_of_thread(stream, thread);
         if new {

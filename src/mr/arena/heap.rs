@@ -75,7 +75,7 @@ impl Block {
     }
 }
 
-linked_block!(Block, State, req_units: 0);
+linked_block!(Block, State, |b| aux: b.aux, req_units: 0);
 
 /// Blocks of any number of disjoint regions, with a TLSF index of the free ones.
 pub(super) struct Heap {
@@ -166,17 +166,22 @@ impl Heap {
     /// Files block `i` (in no list) as free.
     #[inline(always)]
     fn list_insert(&mut self, i: u32) {
-        let size = self.index.insert(&mut self.slab, i);
+        let size = self.block(i).size;
+        let head = self.index.push(size, i);
         self.bytes_free += size;
         self.free_count += 1;
+        self.slab.link_front(i, head);
     }
 
     /// Unlinks free block `i` from its list (its state stays `Free`; callers set it).
     #[inline(always)]
     fn list_remove(&mut self, i: u32) {
-        let size = self.index.remove(&mut self.slab, i);
+        let (size, head) = self.slab.unlink(i);
         self.bytes_free -= size;
         self.free_count -= 1;
+        if let Some(next) = head {
+            self.index.unlink_head(size, i, next);
+        }
     }
 
     /// Adds the free region `[addr, addr + size)` (`size` a positive multiple of 256,

@@ -61,7 +61,7 @@ pub(in crate::mr) struct Block {
 // The default descriptor's links (0) say "no block".
 const _: () = assert!(NIL == 0);
 
-linked_block!(Block, State);
+linked_block!(Block, State, |b| stream: b.stream, tag: b.tag);
 
 /// A chunk taken from upstream.
 #[derive(Debug)]
@@ -170,19 +170,26 @@ impl Inner {
     /// Files block `i` (not in any list) in its stream's free list.
     #[inline(always)]
     pub(in crate::mr) fn list_insert(&mut self, i: u32) {
-        let stream = self.blk(i).stream;
-        let size = self.lists[stream as usize].insert(&mut self.slab, i);
+        let (size, stream) = {
+            let b = self.blk(i);
+            (b.size, b.stream)
+        };
+        let head = self.lists[stream as usize].push(size, i);
         self.bytes_free += size;
         self.free_count += 1;
+        self.slab.link_front(i, head);
     }
 
     /// Unlinks free block `i` from its stream's free list.
     #[inline(always)]
     pub(in crate::mr) fn list_remove(&mut self, i: u32) {
         let stream = self.blk(i).stream;
-        let size = self.lists[stream as usize].remove(&mut self.slab, i);
+        let (size, head) = self.slab.unlink(i);
         self.bytes_free -= size;
         self.free_count -= 1;
+        if let Some(next) = head {
+            self.lists[stream as usize].unlink_head(size, i, next);
+        }
     }
 
     /// Files block `i` as free on stream slot `s`, merging it with free address neighbours
