@@ -171,6 +171,13 @@ step_include_layout() {
   record "include/rmm layout of the API generations" "${out#check-include-layout: }"
 }
 
+step_layers() {
+  # The layer rule and the file sizes of src/, then the same check against copies of src/
+  # with one violation injected each, every one of which must fail.
+  python3 scripts/check-layers.py
+  python3 scripts/check-layers.py --self-test
+}
+
 step_cargo_test() {
   local pattern hidden
   # Lines of rmm's debug log (stderr, "[thread][time][error ] ...") from the error paths the
@@ -433,6 +440,7 @@ run_step "cargo fmt --check" "cargo fmt --check" step_fmt
 run_step "cargo clippy" "cargo clippy" step_clippy
 run_step "header drift (cbindgen)" "header drift (cbindgen)" step_header_drift
 run_step "include layout" "the headers' API generation layout (scripts/check-include-layout.py)" step_include_layout
+run_step "layers" "the layers of src/ and its file sizes (scripts/check-layers.py)" step_layers
 run_step "cargo test" "cargo test --release --workspace (RMM_RUNTIME=$RMM_RUNTIME; includes the LD_PRELOAD interposer against a stand-in cudart)" step_cargo_test
 run_step "benchmark smoke run" "benchmark smoke run (rmm-bench --quick, RMM_RUNTIME=$RMM_RUNTIME)" step_bench_smoke
 run_step "rmm-viz in headless Chromium" "rmm-viz: recorded runs rendered in headless Chromium (scripts/check-viz.sh; screenshots build/rmm-viz.png, build/rmm-viz-100k.png)" step_viz

@@ -38,7 +38,7 @@
 //! * [`lock`]`(&mutex)` instead of `mutex.lock()` for a resource's own lock: tries the lock
 //!   first and counts a *lock wait* when it was held by another thread, then blocks as
 //!   usual. No cost beyond `lock()` when the lock is free. (Per-thread state behind
-//!   `mr::spin_lock::SpinLock` — pool fronts, fixed-size shards, local arenas — is counted
+//!   `spin_lock::SpinLock` — pool fronts, fixed-size shards, local arenas — is counted
 //!   by the lock itself.)
 //! * [`upstream_alloc`]`()` after each successful `upstream.allocate` (growth, a new
 //!   superblock, ...), [`upstream_free`]`()` after each `upstream.deallocate` (release,

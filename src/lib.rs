@@ -1,9 +1,14 @@
 //! rmm-rs: a GPU memory manager compatible with hipMM / RMM.
 //!
 //! Layers, top to bottom (nothing calls upward):
-//! * [`ffi`] — the C ABI (`librmm.so`, `include/rmm/rmm.h`);
+//! * [`ffi`] — the C ABI (`librmm.so`, `include/rmm/rmm.h`), with the memory history's
+//!   snapshot writer beside it ([`history`]'s snapshots enumerate the C handles);
 //! * [`mr`] — device memory resources, adaptors and the per-device registry;
 //! * [`runtime`] — the GPU runtime layer (HIP, CUDA, host emulation).
+//!
+//! Leaves that any layer may use, which use no layer above the runtime: [`error`],
+//! [`counters`], [`logger`], the memory-history recorder (`history::recorder`), and the
+//! crate's spin lock and fast hash map. `scripts/check-layers.py` checks these rules.
 //!
 //! ```
 //! use rmm::mr::{self, DeviceMemoryResource};
@@ -18,11 +23,13 @@
 pub mod counters;
 pub mod device;
 pub mod error;
+mod fast_map;
 pub mod ffi;
 pub mod history;
 pub mod logger;
 pub mod mr;
 pub mod runtime;
+mod spin_lock;
 
 pub use error::{Error, Result};
 pub use runtime::{DeviceId, Stream};

@@ -130,6 +130,9 @@ impl HandleTable {
 
     /// Stores `value` in a new handle holding one reference.
     pub(crate) fn insert(&self, value: SharedResource) -> Result<usize> {
+        // The C ABI's first handle: from here on, `RMM_MEMORY_HISTORY`'s snapshot at exit
+        // (whose hook the runtime's first use registered) lists the handles' resources.
+        crate::history::install_exit_writer();
         let index = self.new_index()?;
         let slot = self.slot(index).expect("slot of a fresh index exists");
         let mut s = slot.state.write();

@@ -2,7 +2,7 @@
 //! request of their size (the pool's per-thread fronts, the arena's block caches): TLSF's
 //! classes of 256-byte units, 16 per power of two, for blocks up to [`CACHED_MAX`].
 
-use super::pool::{mapping_insert, mapping_search};
+use super::free_index::{mapping_insert, mapping_search};
 use super::ALLOCATION_ALIGNMENT;
 
 /// Blocks up to this size are cached.
@@ -14,8 +14,8 @@ pub(crate) const CLASSES: usize = 10 * 16;
 /// it is empty (a miss) about 1/(cap + 1) of the time, and holding its blocks costs cap ×
 /// size bytes of the cache's budget: the misses for a given budget are fewest with caps in
 /// proportion to 1/√size. Here 3 blocks of 1 MiB, 12 of 64 KiB, at most 32 of small ones
-/// (a W2 churn through the pool: 95% of operations hit a front, against 83% with 8 blocks
-/// in every bin).
+/// (the churn workload through the pool: 95% of operations hit a front, against 83% with 8
+/// blocks in every bin).
 pub(crate) static BIN_CAPS: [u8; CLASSES] = bin_caps();
 
 /// The bin of a block of `size` bytes (a multiple of 256, at most [`CACHED_MAX`]): its TLSF

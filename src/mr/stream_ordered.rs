@@ -65,43 +65,12 @@
 //! [`crate::counters`]).
 
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::counters::{bump, Counter};
 use crate::error::{Error, Result};
+use crate::fast_map::FastMap;
 use crate::runtime::{DeviceId, Event, Runtime, RuntimeErrorKind, Stream};
-
-/// A fast hasher for the small integer keys of the hot path (addresses, stream keys):
-/// std's SipHash is DoS-resistant but costs more than the rest of a pool operation, and
-/// these keys are not attacker-controlled. FxHash-style mixing plus a final fold, so that
-/// both the low bits (bucket index) and the high bits (control byte) vary.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct FastHasher(u64);
-
-impl std::hash::Hasher for FastHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-    fn write_usize(&mut self, x: usize) {
-        self.write_u64(x as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 29)
-    }
-}
-
-/// A `HashMap` with [`FastHasher`].
-pub(crate) type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
-
-/// A `HashSet` with [`FastHasher`].
-pub(crate) type FastSet<K> =
-    std::collections::HashSet<K, std::hash::BuildHasherDefault<FastHasher>>;
 
 /// Identifies a stream for the free lists: the raw handle, plus the thread for the
 /// per-thread default stream (0 otherwise).
@@ -666,6 +635,9 @@ pub(crate) trait PerStreamLists {
 
     /// The slot of `stream` as thread `thread` names it (see
     /// [`StreamRegistry::slot_of_thread`]), creating its lists the first time.
+    // Inlinable where its caller is (a pool's fronts' blocks going back to their
+    // structure), not only beside the structure's type.
+    #[inline]
     fn slot_of_thread(&mut self, stream: Stream, thread: usize) -> u32 {
         let (s, new) = self.registry().slot_of_thread(stream, thread);
         if new {

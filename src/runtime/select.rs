@@ -106,8 +106,10 @@ pub fn runtime() -> Result<&'static dyn Runtime> {
         // After the runtime's first calls, so that (exit hooks running last-registered
         // first) the flag is set before the runtime's own teardown hooks run.
         ensure_exit_flag();
-        // RMM_MEMORY_HISTORY records from here on (and writes its snapshot at exit).
-        crate::history::init_from_env();
+        // RMM_MEMORY_HISTORY records from here on (and writes its snapshot at exit): the
+        // recorder is a leaf below this layer. Here, after the runtime's first calls and the
+        // exit flag's hook, so that the snapshot's exit hook runs before theirs.
+        crate::history::recorder::init_from_env();
         // Every call through the trait is counted (crate::counters), whatever the backend,
         // once counting is on: from here with RMM_COUNTERS=1.
         if std::env::var_os("RMM_COUNTERS").is_some_and(|v| v == "1") {

@@ -3,9 +3,8 @@
 //! touches the host heap on the steady-state path, and every operation is O(1) (apart
 //! from the out-of-line fallbacks named below).
 //!
-//! * [`Heap`]: block descriptors in a slab (`Vec<Block>` with an intrusive list of vacant
-//!   slots), free blocks in a TLSF index (two-level segregated fits: a bitmap of
-//!   power-of-two classes, 16 linear subclasses each, one list per subclass). Each block
+//! * [`Heap`]: block descriptors in a slab, free blocks in a TLSF index (two-level
+//!   segregated fits), both the pool's ([`crate::mr::free_index`]). Each block
 //!   knows its address neighbours within its *region* (a range added with
 //!   [`Heap::add_region`]); a freed block merges with free neighbours of its region, never
 //!   across regions. The first block of a region (the lowest address) keeps its descriptor
@@ -20,38 +19,10 @@
 //!   and lookups are O(1) (a page holds few ranges).
 
 use super::ALLOCATION_ALIGNMENT;
-
-/// "No block": slot 0 of the slab is a dummy that is never a real block (size 0, never
-/// free), so link updates may write into it instead of branching.
-pub(super) const NIL: u32 = 0;
-
-/// log2 of the second-level classes per first-level class.
-const SL_BITS: u32 = 4;
-const SL_COUNT: usize = 1 << SL_BITS;
-/// First-level classes (sizes are counted in 256-byte units, so 64 covers any `usize`).
-const FL_COUNT: usize = 64;
-/// Sizes are indexed in units of the allocation alignment.
-const UNIT_SHIFT: u32 = ALLOCATION_ALIGNMENT.trailing_zeros();
-
-/// The class `(fl, sl)` a free block of `units` (>= 1) is filed under. Below 16 units
-/// every size has its own class; above, class `fl` covers `[2^(fl+3), 2^(fl+4))` units in
-/// 16 equal subranges.
-#[inline(always)]
-fn class_of(units: usize) -> (usize, usize) {
-    let l = usize::BITS - 1 - (units | 1).leading_zeros();
-    let fl = l.saturating_sub(SL_BITS - 1) as usize;
-    let sl = (units >> l.saturating_sub(SL_BITS)) & (SL_COUNT - 1);
-    (fl, sl)
-}
-
-/// The first class all of whose blocks hold at least `units`: the request rounded up to
-/// the next class boundary (`None` past the largest class).
-#[inline(always)]
-fn class_above(units: usize) -> Option<(usize, usize)> {
-    let l = usize::BITS - 1 - (units | 1).leading_zeros();
-    let round = (1usize << l.saturating_sub(SL_BITS)) - 1;
-    units.checked_add(round).map(class_of)
-}
+pub(super) use crate::mr::free_index::NIL;
+use crate::mr::free_index::{
+    linked_block, mapping_insert, mapping_search, Classes, Heads, Slab, UNIT_SHIFT,
+};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum State {
@@ -104,13 +75,12 @@ impl Block {
     }
 }
 
+linked_block!(Block, State, |b| aux: b.aux, req_units: 0);
+
 /// Blocks of any number of disjoint regions, with a TLSF index of the free ones.
 pub(super) struct Heap {
-    blocks: Vec<Block>,
-    vacant: u32,
-    fl_bitmap: u64,
-    sl_bitmap: [u16; FL_COUNT],
-    heads: Box<[[u32; SL_COUNT]; FL_COUNT]>,
+    slab: Slab<Block>,
+    index: Classes<Box<Heads>>,
     bytes_free: usize,
     free_count: usize,
 }
@@ -123,14 +93,9 @@ impl Default for Heap {
 
 impl Heap {
     pub fn new() -> Self {
-        let mut blocks = Vec::with_capacity(64);
-        blocks.push(Block::DUMMY);
         Heap {
-            blocks,
-            vacant: NIL,
-            fl_bitmap: 0,
-            sl_bitmap: [0; FL_COUNT],
-            heads: Box::new([[NIL; SL_COUNT]; FL_COUNT]),
+            slab: Slab::new(Block::DUMMY, 64),
+            index: Classes::boxed(),
             bytes_free: 0,
             free_count: 0,
         }
@@ -150,10 +115,7 @@ impl Heap {
     /// Block `i` (an index this heap handed out).
     #[inline(always)]
     pub fn block(&self, i: u32) -> &Block {
-        debug_assert!((i as usize) < self.blocks.len());
-        // SAFETY: indices come from the heap's own links or from descriptors it returned,
-        // and slots are never removed from the slab, so `i` is in bounds.
-        unsafe { self.blocks.get_unchecked(i as usize) }
+        self.slab.get(i)
     }
 
     /// The request used block `i` was handed out for (see [`Block`]), in bytes.
@@ -188,102 +150,38 @@ impl Heap {
 
     #[inline(always)]
     fn blk_mut(&mut self, i: u32) -> &mut Block {
-        debug_assert!((i as usize) < self.blocks.len());
-        // SAFETY: as in `block`.
-        unsafe { self.blocks.get_unchecked_mut(i as usize) }
+        self.slab.get_mut(i)
     }
 
     #[inline(always)]
     fn new_block(&mut self, b: Block) -> u32 {
-        if self.vacant != NIL {
-            let i = self.vacant;
-            let slot = self.blk_mut(i);
-            let next = slot.next_free;
-            *slot = b;
-            self.vacant = next;
-            i
-        } else {
-            self.blocks.push(b);
-            u32::try_from(self.blocks.len() - 1).expect("fewer than 2^32 block descriptors")
-        }
+        self.slab.add(b)
     }
 
     #[inline(always)]
     fn vacate(&mut self, i: u32) {
-        let vacant = self.vacant;
-        let b = self.blk_mut(i);
-        b.state = State::Vacant;
-        b.next_free = vacant;
-        self.vacant = i;
+        self.slab.vacate(i);
     }
 
     /// Files block `i` (in no list) as free.
     #[inline(always)]
     fn list_insert(&mut self, i: u32) {
         let size = self.block(i).size;
-        let (fl, sl) = class_of(size >> UNIT_SHIFT);
-        let (fl, sl) = (fl & (FL_COUNT - 1), sl & (SL_COUNT - 1));
-        let head = self.heads[fl][sl];
-        self.heads[fl][sl] = i;
-        self.fl_bitmap |= 1 << fl;
-        self.sl_bitmap[fl] |= 1 << sl;
+        let head = self.index.push(size, i);
         self.bytes_free += size;
         self.free_count += 1;
-        // Into the dummy when the class was empty: no branch.
-        self.blk_mut(head).prev_free = i;
-        let b = self.blk_mut(i);
-        b.next_free = head;
-        b.prev_free = NIL;
-        b.state = State::Free;
+        self.slab.link_front(i, head);
     }
 
     /// Unlinks free block `i` from its list (its state stays `Free`; callers set it).
     #[inline(always)]
     fn list_remove(&mut self, i: u32) {
-        let (size, prev, next) = {
-            let b = self.block(i);
-            debug_assert_eq!(b.state, State::Free);
-            (b.size, b.prev_free, b.next_free)
-        };
-        self.blk_mut(next).prev_free = prev;
+        let (size, head) = self.slab.unlink(i);
         self.bytes_free -= size;
         self.free_count -= 1;
-        if prev != NIL {
-            self.blk_mut(prev).next_free = next;
-            return;
+        if let Some(next) = head {
+            self.index.unlink_head(size, i, next);
         }
-        let (fl, sl) = class_of(size >> UNIT_SHIFT);
-        let (fl, sl) = (fl & (FL_COUNT - 1), sl & (SL_COUNT - 1));
-        debug_assert_eq!(self.heads[fl][sl], i);
-        self.heads[fl][sl] = next;
-        if next == NIL {
-            self.sl_bitmap[fl] &= !(1 << sl);
-            if self.sl_bitmap[fl] == 0 {
-                self.fl_bitmap &= !(1 << fl);
-            }
-        }
-    }
-
-    /// The first non-empty class at or above `(fl, sl)`.
-    #[inline(always)]
-    fn find_class(&self, fl: usize, sl: usize) -> Option<(usize, usize)> {
-        if fl >= FL_COUNT {
-            return None;
-        }
-        let sl_map = u32::from(self.sl_bitmap[fl]) & (!0u32 << sl);
-        if sl_map != 0 {
-            return Some((fl, sl_map.trailing_zeros() as usize));
-        }
-        let fl_map = if fl + 1 >= FL_COUNT {
-            0
-        } else {
-            self.fl_bitmap & (!0u64 << (fl + 1))
-        };
-        if fl_map == 0 {
-            return None;
-        }
-        let fl = fl_map.trailing_zeros() as usize;
-        Some((fl, self.sl_bitmap[fl].trailing_zeros() as usize))
     }
 
     /// Adds the free region `[addr, addr + size)` (`size` a positive multiple of 256,
@@ -318,15 +216,16 @@ impl Heap {
     #[inline]
     pub fn find(&self, size: usize) -> Option<u32> {
         let units = size >> UNIT_SHIFT;
-        let (fl, sl) = class_of(units);
-        let head = self.heads[fl & (FL_COUNT - 1)][sl & (SL_COUNT - 1)];
+        let (fl, sl) = mapping_insert(units);
+        let head = self.index.head(fl, sl);
         // An empty class's head is the dummy, whose size 0 never fits.
         if self.block(head).size >= size {
             return Some(head);
         }
-        let (fl, sl) = class_above(units)?;
-        self.find_class(fl, sl)
-            .map(|(fl, sl)| self.heads[fl & (FL_COUNT - 1)][sl & (SL_COUNT - 1)])
+        let (fl, sl) = mapping_search(units);
+        self.index
+            .find_class(fl, sl)
+            .map(|(fl, sl)| self.index.head(fl, sl))
     }
 
     /// Like [`find`](Self::find), then walks at most `limit` blocks of the request's own
@@ -336,8 +235,8 @@ impl Heap {
         if let Some(i) = self.find(size) {
             return Some(i);
         }
-        let (fl, sl) = class_of(size >> UNIT_SHIFT);
-        let mut i = self.heads[fl & (FL_COUNT - 1)][sl & (SL_COUNT - 1)];
+        let (fl, sl) = mapping_insert(size >> UNIT_SHIFT);
+        let mut i = self.index.head(fl, sl);
         let mut n = 0;
         while i != NIL && n < limit {
             if self.block(i).size >= size {
@@ -357,22 +256,7 @@ impl Heap {
         let b = *self.block(i);
         debug_assert!(size <= b.size && size % ALLOCATION_ALIGNMENT == 0 && size > 0);
         if b.size > size {
-            let j = self.new_block(Block {
-                addr: b.addr + size,
-                size: b.size - size,
-                prev_phys: i,
-                next_phys: b.next_phys,
-                prev_free: NIL,
-                next_free: NIL,
-                aux: b.aux,
-                req_units: 0,
-                state: State::Free,
-            });
-            // Into the dummy when `i` was last in its region.
-            self.blk_mut(b.next_phys).prev_phys = j;
-            let bm = self.blk_mut(i);
-            bm.next_phys = j;
-            bm.size = size;
+            let j = self.slab.split(i, size);
             // The rest cannot merge: `i`'s neighbours were merged when it was freed.
             self.list_insert(j);
         }
@@ -419,18 +303,7 @@ impl Heap {
 
     /// The size of the largest free block (walks the top class only).
     pub fn largest_free(&self) -> usize {
-        if self.fl_bitmap == 0 {
-            return 0;
-        }
-        let fl = 63 - self.fl_bitmap.leading_zeros() as usize;
-        let sl = 15 - self.sl_bitmap[fl].leading_zeros() as usize;
-        let mut best = 0;
-        let mut i = self.heads[fl][sl];
-        while i != NIL {
-            best = best.max(self.block(i).size);
-            i = self.block(i).next_free;
-        }
-        best
+        self.index.largest(&self.slab)
     }
 
     /// The block of the region starting at block `first` that contains `addr`, walking
@@ -646,6 +519,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::mr::free_index::FL_COUNT;
 
     const U: usize = ALLOCATION_ALIGNMENT;
 
@@ -653,18 +527,18 @@ mod tests {
     fn classes_are_monotonic_and_search_classes_fit() {
         let mut last = (0, 0);
         for units in 1..100_000usize {
-            let c = class_of(units);
+            let c = mapping_insert(units);
             assert!(c >= last, "{units}");
             last = c;
             // Every block filed in the search class or above holds the request.
-            let (fl, sl) = class_above(units).unwrap();
+            let (fl, sl) = mapping_search(units);
             let lowest_in_class = (1..=units * 2 + 16)
-                .find(|&u| class_of(u) == (fl, sl))
+                .find(|&u| mapping_insert(u) == (fl, sl))
                 .unwrap();
             assert!(lowest_in_class >= units, "{units}");
         }
-        assert!(class_above(usize::MAX >> 8).is_some());
-        assert_eq!(class_above(usize::MAX), None);
+        assert!(mapping_search(usize::MAX >> 8).0 < FL_COUNT);
+        assert_eq!(mapping_search(usize::MAX), (FL_COUNT, 0));
     }
 
     /// The model: every region as an address-ordered map of blocks `start → (size, used)`.

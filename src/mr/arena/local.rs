@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 
-use crate::mr::spin_lock::SpinLock;
+use crate::spin_lock::SpinLock;
 
 use crate::error::{Error, Result};
 use crate::runtime::{DeviceId, Event, Runtime, Stream};
@@ -21,8 +21,9 @@ const LOCAL_SCAN: usize = 8;
 /// [`CACHE_SHARE`]th of the arena.
 pub(super) const CACHE_BYTES: usize = 16 << 20;
 /// See [`CACHE_BYTES`]. Every thread and stream has a local arena, so their caches together
-/// must stay a small part of the arena: with 1/64, W4's four stream arenas needed an arena
-/// 1.53 times its peak live bytes (1.38 without caches); with 1/1024, 1.41.
+/// must stay a small part of the arena: with 1/64, the four stream arenas of the streams
+/// workload needed an arena 1.53 times its peak live bytes (1.38 without caches); with
+/// 1/1024, 1.41.
 pub(super) const CACHE_SHARE: usize = 1024;
 
 /// Whom a local arena serves.

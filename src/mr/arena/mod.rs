@@ -116,24 +116,26 @@
 //! (the test `one_thread_on_one_stream_makes_no_runtime_call_for_any_size`), and no host
 //! heap allocation in steady state. Small allocations cost a thread-local lookup, the
 //! arena's (uncontended) lock and O(1) index updates; large ones the global lock and O(1)
-//! index updates; no cost grows with the number of blocks or superblocks. On the host
-//! runtime (2 cores, 80 GiB emulated), per operation, arena / pool: W2 churn 36 / 36 ns,
-//! W1 N=10 000 up to 1 MiB 78 / 45 ns (a superblock taken and given back every few
-//! operations), up to 64 MiB 43 / 30 ns, up to 4 GiB 31 / 28 ns. W3 (tracked streams)
-//! costs about the same CPU time per pair at 16 threads as at one: each thread or stream
-//! works in its own arena, and about one operation in 400 takes the global lock.
+//! index updates; no cost grows with the number of blocks or superblocks. Under the
+//! threads workload (tracked streams) the CPU time per pair stays about the same from one
+//! thread to 16: each thread or stream works in its own arena, and about one operation in
+//! 400 takes the global lock.
+//!
+//! # Files
+//!
+//! This file is the resource and its operations; [`heap`] holds the bookkeeping structures,
+//! [`global`] the global arena, [`local`] the local arenas, [`lookup`] which local arena
+//! serves an operation, and [`report`] the free bytes and the failure dump.
 
 use std::any::Any;
-use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::fmt::Write as _;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
 
-use super::stream_lifetime::{self, StreamState};
+use super::stream_lifetime;
 use super::{
     current_device_or_unknown, DeviceMemoryResource, SharedResource, ALLOCATION_ALIGNMENT,
 };
@@ -143,9 +145,13 @@ use crate::runtime::{runtime, DeviceId, Runtime, RuntimeErrorKind, Stream};
 mod global;
 mod heap;
 mod local;
+mod lookup;
+mod report;
 
 use global::{Global, OrderKey};
-use local::{ArenaCell, ArenaKind, ArenaState, CACHE_BYTES, CACHE_SHARE};
+use local::{ArenaCell, ArenaState};
+use lookup::thread_number;
+use report::wrong_size;
 
 #[cfg(test)]
 mod tests;
@@ -178,95 +184,7 @@ fn round_up(bytes: usize) -> Option<usize> {
         .map(|b| b & !(ALLOCATION_ALIGNMENT - 1))
 }
 
-/// Key of a thread's own arena in the thread-local cache (no stream handle is `usize::MAX`).
-const THREAD_KEY: usize = usize::MAX;
-
-/// One thread's reference to a local arena of one resource.
-struct TlsEntry {
-    resource: u64,
-    key: usize,
-    arena: Arc<ArenaCell>,
-    inner: Weak<Inner>,
-    /// The thread's own arena: retire it when the thread exits.
-    owns: bool,
-}
-
-impl TlsEntry {
-    /// The entry no longer serves: its resource was dropped or its stream destroyed.
-    fn is_dead(&self) -> bool {
-        self.inner.strong_count() == 0 || self.arena.is_orphaned()
-    }
-}
-
-impl Drop for TlsEntry {
-    fn drop(&mut self) {
-        if self.owns {
-            if let Some(inner) = self.inner.upgrade() {
-                inner.retire(&self.arena);
-            }
-        }
-    }
-}
-
-/// The thread's entries; clears the one-entry cache before they go.
-struct TlsList(Vec<TlsEntry>);
-
-impl Drop for TlsList {
-    fn drop(&mut self) {
-        let _ = FAST.try_with(|f| f.set(FAST_NONE));
-    }
-}
-
-/// The last arena this thread used: (resource id, key, arena). The arena is kept alive by
-/// an entry of `TLS` for as long as it is cached here: entries are only removed by this
-/// thread, in [`Inner::arena_slow`] (which resets this cache first when it removes the
-/// cached entry) and when `TLS` is destroyed (whose drop resets it first).
-type FastEntry = (u64, usize, *const ArenaCell);
-const FAST_NONE: FastEntry = (0, 0, std::ptr::null());
-
-thread_local! {
-    static TLS: RefCell<TlsList> = const { RefCell::new(TlsList(Vec::new())) };
-    static FAST: Cell<FastEntry> = const { Cell::new(FAST_NONE) };
-}
-
 static NEXT_RESOURCE_ID: AtomicU64 = AtomicU64::new(1);
-
-/// A small process-unique number for the calling thread, never reused (starts at 1; 0
-/// means "no thread").
-fn thread_number() -> usize {
-    static NEXT: AtomicUsize = AtomicUsize::new(1);
-    thread_local! {
-        static ME: Cell<usize> = const { Cell::new(0) };
-    }
-    ME.try_with(|me| {
-        if me.get() == 0 {
-            me.set(NEXT.fetch_add(1, Ordering::Relaxed));
-        }
-        me.get()
-    })
-    // Torn down: a number of its own (ordering stays conservative).
-    .unwrap_or_else(|_| NEXT.fetch_add(1, Ordering::Relaxed))
-}
-
-/// A local arena found for an operation: borrowed from the thread's cache, or held (while
-/// the thread is being torn down).
-enum ArenaRef {
-    Cached(*const ArenaCell),
-    Held(Arc<ArenaCell>),
-}
-
-impl ArenaRef {
-    #[inline(always)]
-    fn get(&self) -> &ArenaCell {
-        match self {
-            // SAFETY: see `FastEntry`: the thread's `TLS` entry keeps the arena alive, and
-            // nothing run while this reference is used (one allocate or deallocate) removes
-            // entries from `TLS`.
-            ArenaRef::Cached(p) => unsafe { &**p },
-            ArenaRef::Held(a) => a,
-        }
-    }
-}
 
 /// The shared state of one resource; thread-local entries refer to it weakly so that a
 /// dropped resource leaves nothing dangling.
@@ -285,119 +203,6 @@ struct Inner {
 }
 
 impl Inner {
-    fn new_cell(&self, kind: ArenaKind) -> Arc<ArenaCell> {
-        let (foreign, thread) = match kind {
-            ArenaKind::Thread => (false, thread_number()),
-            ArenaKind::Stream(s) => (!stream_lifetime::is_tracked(s), 0),
-        };
-        ArenaCell::new(
-            self.next_arena_id.fetch_add(1, Ordering::Relaxed),
-            kind,
-            self.rt,
-            foreign,
-            thread,
-            CACHE_BYTES.min(self.size / CACHE_SHARE),
-        )
-    }
-
-    fn stream_arena(&self, stream: Stream) -> Arc<ArenaCell> {
-        if let Some(a) = self.stream_arenas.read().get(&stream.0) {
-            return a.clone();
-        }
-        self.stream_arenas
-            .write()
-            .entry(stream.0)
-            .or_insert_with(|| self.new_cell(ArenaKind::Stream(stream)))
-            .clone()
-    }
-
-    /// The arena that serves `stream` for the calling thread.
-    #[inline(always)]
-    fn arena_for(self: &Arc<Self>, stream: Stream) -> ArenaRef {
-        let key = if stream.is_default() || stream.is_per_thread_default() {
-            THREAD_KEY
-        } else {
-            stream.0
-        };
-        if let Ok((resource, k, p)) = FAST.try_with(Cell::get) {
-            if resource == self.id && k == key {
-                let cached = ArenaRef::Cached(p);
-                if !cached.get().is_orphaned() {
-                    return cached;
-                }
-            }
-        }
-        self.arena_slow(stream, key)
-    }
-
-    /// The thread-local cache missed: look through the thread's entries, making one if
-    /// needed (pruning dead ones).
-    #[inline(never)]
-    fn arena_slow(self: &Arc<Self>, stream: Stream, key: usize) -> ArenaRef {
-        let thread = key == THREAD_KEY;
-        let found = TLS.try_with(|t| {
-            t.borrow()
-                .0
-                .iter()
-                .find(|e| e.resource == self.id && e.key == key && !e.arena.is_orphaned())
-                .map(|e| Arc::as_ptr(&e.arena))
-        });
-        let p = match found {
-            Ok(Some(p)) => p,
-            Ok(None) => {
-                let (arena, owns) = if thread {
-                    let a = self.new_cell(ArenaKind::Thread);
-                    self.thread_arenas.lock().push(a.clone());
-                    (a, true)
-                } else {
-                    (self.stream_arena(stream), false)
-                };
-                let p = Arc::as_ptr(&arena);
-                let held = arena.clone();
-                let entry = TlsEntry {
-                    resource: self.id,
-                    key,
-                    arena,
-                    inner: Arc::downgrade(self),
-                    owns,
-                };
-                // Dead entries are pruned here; they are dropped outside the borrow since
-                // dropping may retire an arena.
-                let _ = FAST.try_with(|f| f.set(FAST_NONE));
-                let dead = TLS.try_with(|t| {
-                    let mut t = t.borrow_mut();
-                    let mut dead = Vec::new();
-                    let mut i = 0;
-                    while i < t.0.len() {
-                        if t.0[i].is_dead() {
-                            dead.push(t.0.swap_remove(i));
-                        } else {
-                            i += 1;
-                        }
-                    }
-                    t.0.push(entry);
-                    dead
-                });
-                match dead {
-                    Ok(dead) => drop(dead),
-                    // Torn down meanwhile: the entry is gone, hold the arena instead.
-                    Err(_) => return ArenaRef::Held(held),
-                }
-                p
-            }
-            // The thread is being torn down: a shared arena on the legacy stream serves it.
-            Err(_) => {
-                return ArenaRef::Held(self.stream_arena(if thread {
-                    Stream::LEGACY
-                } else {
-                    stream
-                }))
-            }
-        };
-        let _ = FAST.try_with(|f| f.set((self.id, key, p)));
-        ArenaRef::Cached(p)
-    }
-
     /// The ordering key of memory used on `stream` by the calling thread, outside local
     /// arenas (large allocations), and whether the stream is foreign.
     fn large_key(self: &Arc<Self>, stream: Stream) -> (OrderKey, bool) {
@@ -468,7 +273,8 @@ impl Inner {
 
     /// Gets a superblock for a request of `size` bytes and carves the request from it. The
     /// block cache stays: it is a small part of the arena, and merging it back at every
-    /// growth made W1 (large, uniform sizes) 16% slower; running out of memory flushes it.
+    /// growth made the many-live workload (large, uniform sizes) slower; running out of
+    /// memory flushes it.
     fn grow(&self, arena: &ArenaCell, st: &mut ArenaState, size: usize) -> Result<Option<usize>> {
         let receiver = arena.order_key();
         // Small requests share a standard superblock. Larger ones (up to a standard
@@ -738,146 +544,6 @@ impl Inner {
                 self.forget_thread_arena(arena);
             }
         }
-    }
-
-    fn bytes_free(&self) -> usize {
-        let global = self.global.lock().heap.bytes_free();
-        global
-            + self
-                .all_arenas()
-                .iter()
-                .map(|a| a.state.lock().free_bytes())
-                .sum::<usize>()
-    }
-
-    /// The state of every arena, one line each (for the failure dump).
-    fn dump(&self) -> (String, String) {
-        let mut out = String::new();
-        let mut total_sb = 0;
-        let mut local_free = 0;
-        let arenas = self.all_arenas();
-        for a in &arenas {
-            let st = a.state.lock();
-            let free = st.free_bytes();
-            let largest = st.largest_free();
-            let frag = if free == 0 {
-                0.0
-            } else {
-                100.0 * (1.0 - largest as f64 / free as f64)
-            };
-            total_sb += st.sb_count;
-            local_free += free;
-            let _ = writeln!(
-                out,
-                "  arena {} ({:?}{}): {} superblocks, {} bytes owned, {free} bytes free, \
-                 {} live blocks ({} bytes beyond their requests), largest free block \
-                 {largest}, fragmentation {frag:.1}%",
-                a.id,
-                a.kind,
-                if st.retired { ", retired" } else { "" },
-                st.sb_count,
-                st.owned_bytes,
-                st.live_blocks(),
-                st.slack(),
-            );
-        }
-        let (takes, gives, large, large_live, calls) = {
-            let g = self.global.lock();
-            (g.takes, g.gives, g.large_takes, g.large.len(), g.calls)
-        };
-        let summary = format!(
-            "{} local arenas hold {total_sb} superblocks with {local_free} bytes free; \
-             {takes} superblocks taken from and {gives} returned to the global arena so far; \
-             {large} large allocations served by the global arena so far, {large_live} live; \
-             ordering spans took {} event records, {} waits, {} queries, {} host \
-             synchronizations",
-            arenas.len(),
-            calls.records,
-            calls.waits,
-            calls.queries,
-            calls.syncs
-        );
-        (summary, out)
-    }
-
-    fn oom(&self, requested: usize) -> Error {
-        let (gfree, glargest, pending) = {
-            let g = self.global.lock();
-            (g.heap.bytes_free(), g.heap.largest_free(), g.outstanding())
-        };
-        let mut detail = format!(
-            "arena size {} bytes, {gfree} bytes free in the global arena, largest free span \
-             {glargest} bytes",
-            self.size
-        );
-        if self.dump_log_on_failure {
-            let (summary, lines) = self.dump();
-            log::warn!(
-                "{NAME}: out of memory allocating {requested} bytes: {detail}; \
-                 {pending} release records pending\n{lines}"
-            );
-            let _ = write!(detail, "; dump: {summary}");
-        }
-        Error::OutOfMemory {
-            requested,
-            resource: NAME,
-            device: self.device,
-            detail,
-        }
-    }
-}
-
-fn wrong_size(p: usize, bytes: usize, actual: usize, size: usize) -> Error {
-    Error::invalid(format!(
-        "{NAME}: cannot free {p:#x} with {bytes} bytes: it was allocated with a size that \
-         rounds to {actual} bytes, not {size}"
-    ))
-}
-
-impl StreamState for Inner {
-    fn forget_stream(&self, stream: Stream) -> Result<()> {
-        let arena = self.stream_arenas.write().remove(&stream.0);
-        let Some(arena) = arena else {
-            // Large allocations freed on it may still be pending.
-            return self.global.lock().forget(stream, self.rt, self.device);
-        };
-        let mut st = arena.state.lock();
-        // It serves no more allocations: frees into it merge at once.
-        st.cache_budget = 0;
-        st.flush_cache();
-        let mut result = self.release_empties(&arena, &mut st);
-        // Records the stream's pending releases on it, still alive; from now on they are
-        // matched to the stream no more: a new stream reusing the handle must wait on them.
-        if let Err(e) = self.global.lock().forget(stream, self.rt, self.device) {
-            result = Err(e);
-        }
-        if st.sb_count == 0 {
-            // Thread-local caches hold the arena: orphaned, it serves nobody any more.
-            arena.orphaned.store(true, Ordering::Release);
-            return result;
-        }
-        // The rest is ordered by the legacy stream from now on: make it wait for `stream`.
-        let ev = arena.scratch_event(&mut st, self.device)?;
-        let ordered = if arena.is_foreign() {
-            // Forgetting a foreign stream (a tracked one now reuses its handle) must not
-            // touch it: wait for its last recorded free.
-            arena.order_legacy_after_free_event(&st)
-        } else {
-            self.rt
-                .event_record(ev, stream)
-                .and_then(|()| self.rt.stream_wait_event(Stream::LEGACY, ev))
-        };
-        if let Err(e) = ordered {
-            if e.kind != RuntimeErrorKind::InvalidHandle {
-                return Err(self.rt_err(e));
-            }
-            stream_lifetime::count_fallback();
-            self.rt.device_synchronize().map_err(|e| self.rt_err(e))?;
-        }
-        arena.orphaned.store(true, Ordering::Release);
-        st.retired = true;
-        self.thread_arenas.lock().push(arena.clone());
-        result
     }
 }
 

@@ -10,6 +10,7 @@ use parking_lot::Mutex;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
+use super::lookup::TLS;
 use super::*;
 use crate::mr::CudaMemoryResource;
 use crate::runtime::StreamFlags;
@@ -672,7 +673,7 @@ fn stress_sixteen_threads_with_shared_streams() {
     }
 }
 
-/// One W3 thread: BENCH.md's W2 churn (1 000 live blocks, log-uniform sizes in
+/// One thread of the threads workload: BENCH.md's churn (1 000 live blocks, log-uniform sizes in
 /// [256 B, 1 MiB], each step frees one and allocates one) on its own stream.
 fn churn(r: &ArenaMemoryResource, stream: Stream, steps: usize, seed: u64) {
     let mut rng = seed | 1;
@@ -709,10 +710,10 @@ fn thread_cpu_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// Aggregate allocate+deallocate pairs per second with `threads` threads (W3). With
-/// `tracked`, the streams are announced to the library (as `rmm::cuda_stream` does), so
-/// frees on them make no runtime call; otherwise they are foreign (one event record per
-/// free, as RMM).
+/// Aggregate allocate+deallocate pairs per second with `threads` threads (the threads
+/// workload). With `tracked`, the streams are announced to the library (as
+/// `rmm::cuda_stream` does), so frees on them make no runtime call; otherwise they are
+/// foreign (one event record per free, as RMM).
 fn w3_pairs_per_second(threads: usize, steps: usize, tracked: bool) -> f64 {
     let rt = init();
     let r = Arc::new(arena(6 << 30));
@@ -932,7 +933,7 @@ fn failure_dump_is_logged_at_warn_level() {
     r.deallocate(p, 1000, Stream::DEFAULT).unwrap();
 }
 
-/// BENCH.md's W1 loop (RMM's random_allocations) on one thread and the default stream;
+/// BENCH.md's many-live loop (RMM's random_allocations) on one thread and the default stream;
 /// returns (operations, seconds).
 fn w1_loop(r: &ArenaMemoryResource, n: usize, max_bytes: usize, seed: u64) -> (usize, f64) {
     let max_usage = r.arena_size().min(16000 * MIB);
@@ -1003,7 +1004,7 @@ fn w1_runtime_calls_per_operation() {
 #[test]
 fn one_thread_on_one_stream_makes_no_runtime_call_for_any_size() {
     let rt = init();
-    // W1's mix at three scales: superblocks taken and given back, large allocations.
+    // The many-live workload's mix at three scales: superblocks taken and given back, large allocations.
     for stream in [Stream::DEFAULT, Stream::PER_THREAD] {
         let r = arena(1 << 30);
         for (n, max) in [(2_000usize, MIB), (300, 16 * MIB), (100, 256 * MIB)] {
@@ -1043,7 +1044,7 @@ fn one_thread_on_one_stream_makes_no_runtime_call_for_any_size() {
     rt.stream_synchronize(s).unwrap();
     rt.stream_destroy(s).unwrap();
     // The next user queries that record once, and waits on it unless it found it
-    // complete. (On the H100, with other tests running beside it, the query has been seen
+    // complete. (On a GPU, with other tests running beside it, the query has been seen
     // to answer not-ready after the stream's synchronization; the wait is then correct.)
     let p = r.allocate(4 * MIB, Stream::DEFAULT).unwrap();
     let c = calls(&r);

@@ -19,7 +19,7 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
-use super::super::stream_ordered::FastMap;
+use crate::fast_map::FastMap;
 
 /// Blocks per line of live bytes at most: the bytes of each batch are their own
 /// allocation of whole 64-byte lines, so two batches never share a line.

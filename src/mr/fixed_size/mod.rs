@@ -59,15 +59,16 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use self::directory::{Batch, Geometry, Lookup, View};
-use super::spin_lock::{SpinGuard, SpinLock};
 use super::stream_lifetime::{self, StreamState};
-use super::stream_ordered::{FastSet, PerStreamLists, StreamRegistry};
+use super::stream_ordered::{PerStreamLists, StreamRegistry};
 use super::thread_slot::thread_slot;
 use super::ALLOCATION_ALIGNMENT as ALIGN;
 use super::{current_device_or_unknown, DeviceMemoryResource, SharedResource};
 use crate::counters;
 use crate::error::{Error, Result};
+use crate::fast_map::FastSet;
 use crate::runtime::{runtime, Stream};
+use crate::spin_lock::{SpinGuard, SpinLock};
 
 const NAME: &str = "fixed_size_memory_resource";
 
@@ -78,9 +79,9 @@ pub const DEFAULT_BLOCKS_TO_PREALLOCATE: usize = 128;
 /// A thread that runs dry takes another thread's blocks of *another stream* (which costs
 /// an event recorded and waited) only from a shard holding at least a batch of them, or
 /// this many: otherwise it grows. Threads on their own streams whose live counts wander
-/// would else pass a few blocks back and forth, with an event each time (binning W3 on
-/// the H100: one event per 2 000 operations at 8 threads, against one per 500 000 for the
-/// pool). A shard thus keeps at most about a batch that another shard's thread could use.
+/// would else pass a few blocks back and forth, with an event each time (binning under the
+/// threads workload: one event per 2 000 operations at 8 threads, against one per 500 000
+/// for the pool). A shard thus keeps at most about a batch that another shard's thread could use.
 const MIN_STEAL_CAP: usize = 64;
 /// The most bytes a binning resource's own bin takes from upstream at a time (see
 /// [`FixedSizeMemoryResource::for_bin`]).

@@ -25,12 +25,12 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::super::spin_lock::{SpinGuard, SpinLock};
 use super::{mapping_insert, mapping_search, round_up, NAME, UNIT_SHIFT};
 use crate::error::{Error, Result};
 use crate::mr::size_classes::{bin_of, BIN_CAPS, CACHED_MAX, CLASSES};
 use crate::mr::stream_ordered::thread_number;
 use crate::runtime::Stream;
+use crate::spin_lock::{SpinGuard, SpinLock};
 
 /// Blocks up to this size are cached.
 pub(super) const FRONT_MAX: usize = CACHED_MAX;
@@ -58,8 +58,8 @@ const GONE: usize = 1;
 /// A block held by a front: one table slot (32 bytes, two to a cache line). Aligned to its
 /// size so that no entry straddles two lines: the system allocator returns a large table
 /// 16 bytes past a page boundary, where half of the entries straddled and a free that found
-/// its entry missed the caches twice (W1 with 100 000 live blocks: 30% of the front's
-/// misses, in cachegrind with a 2 MiB last-level cache).
+/// its entry missed the caches twice (the many-live workload with 100 000 live blocks: 30%
+/// of the front's misses, in cachegrind with a 2 MiB last-level cache).
 #[repr(align(32))]
 #[derive(Clone, Copy, Debug)]
 struct Entry {
@@ -100,8 +100,8 @@ const VACANT: Entry = Entry {
 /// [`TAG_EMPTY`], [`TAG_GONE`], or [`TAG_LIVE`] with 7 more bits of the address's hash.
 /// Most frees in a large working set are of blocks the front does not hold: that lookup
 /// must probe up to an empty slot, and through the tags it reads bytes, 64 to a cache line
-/// and a 64th of the table, where it read 32-byte entries (W1 with 100 000 live blocks: a
-/// table of 65 536 slots, 2 MiB of entries, 64 KiB of tags).
+/// and a 64th of the table, where it read 32-byte entries (the many-live workload with
+/// 100 000 live blocks: a table of 65 536 slots, 2 MiB of entries, 64 KiB of tags).
 struct Table {
     slots: Box<[Entry]>,
     /// One tag per slot, kept in step with the slot's address.
@@ -190,7 +190,7 @@ impl Table {
 
     /// The slot holding `addr`, if any. Tags are compared eight at a time: the probe
     /// sequence of a free ends at the first empty slot, and a byte-at-a-time loop
-    /// mispredicted its exit on most frees (W2: 0.75 mispredictions per free).
+    /// mispredicted its exit on most frees (the churn workload: 0.75 mispredictions per free).
     #[inline(always)]
     fn find(&self, addr: usize) -> Option<u32> {
         if addr <= GONE {
@@ -366,7 +366,7 @@ impl Front {
     #[inline(always)]
     fn room_in(&self, c: usize, size: usize, budget: usize) -> bool {
         // Both tests, one branch: each alone is near a coin toss while the pool's free
-        // blocks fill the front (W2), together they are mostly true.
+        // blocks fill the front (the churn workload), together they are mostly true.
         (self.counts[c] < BIN_CAPS[c]) & (self.cached_bytes + size <= budget)
     }
 
@@ -629,8 +629,8 @@ impl Fronts {
     /// Sizes the fronts' budget for a pool of `pool_size` bytes: 1/[`POOL_SHARE`] of it,
     /// within [`FRONT_MIN_BYTES`] ..= [`FRONT_BYTES`]. Blocks in a front neither merge nor serve other sizes, so a
     /// front that holds much of a small pool's free memory makes it grow: with 64 MiB fronts
-    /// a pool growing from nothing under the W4 benchmark took 1.70x its peak live bytes
-    /// from upstream, against 1.36x without fronts.
+    /// a pool growing from nothing under the streams workload took 1.70 times its peak live
+    /// bytes from upstream, against 1.36 times without fronts.
     pub fn set_pool_size(&self, pool_size: usize) {
         self.budget.store(
             (pool_size / POOL_SHARE).clamp(FRONT_MIN_BYTES, FRONT_BYTES),

@@ -2,7 +2,11 @@
 
 use std::sync::Arc;
 
+use super::growth::size_to_grow;
 use super::*;
+use crate::mr::free_index::{Classes, FL_COUNT, SL_COUNT};
+use crate::mr::ptr_map::PtrMap;
+use crate::mr::stream_ordered::READY;
 use crate::mr::{CudaMemoryResource, LimitingResourceAdaptor};
 
 fn init() {
@@ -71,7 +75,7 @@ fn extreme_sizes_map_inside_the_tables() {
     );
     let (fl, _) = mapping_search(max_units);
     assert!(fl < FL_COUNT);
-    let t = Tlsf::new();
+    let t = Classes::new();
     assert_eq!(t.find_class(FL_COUNT, 0), None);
     assert_eq!(t.find_class(FL_COUNT - 1, 15), None);
     assert_eq!(t.top_class(), None);
@@ -534,7 +538,7 @@ fn one_stream_keeps_no_epochs() {
 /// first block taken from it orders the taker after an epoch event of that stream, and
 /// once that completes the rest is ready, taken with no event. (Without it, each block
 /// another stream carved out of an idle stream's memory cost an event record and a wait:
-/// W3 on the H100 made 100x more steals.)
+/// the threads workload made 100 times more steals.)
 #[test]
 fn memory_taken_from_an_idle_stream_becomes_ready() {
     init();
