@@ -60,19 +60,19 @@
     }                                                   \
   } while (0)
 #ifdef WITH_RMM
-#define RK(x)                                                          \
-  do {                                                                 \
-    if ((x) != RMM_STATUS_SUCCESS) {                                   \
+#define RK(x)                                                         \
+  do {                                                                \
+    if ((x) != RMM_STATUS_SUCCESS) {                                  \
       std::fprintf(stderr, "%s: %s\n", #x, rmm_last_error_message()); \
-      std::exit(1);                                                    \
-    }                                                                  \
+      std::exit(1);                                                   \
+    }                                                                 \
   } while (0)
 #endif
 
-using cu_alloc_pool_t = int (*)(std::uintptr_t*, std::size_t, void*, void*);
-using cu_free_async_t = int (*)(std::uintptr_t, void*);
-using cu_alloc_t      = int (*)(std::uintptr_t*, std::size_t);
-using cu_free_t       = int (*)(std::uintptr_t);
+using cu_alloc_pool_t    = int (*)(std::uintptr_t*, std::size_t, void*, void*);
+using cu_free_async_t    = int (*)(std::uintptr_t, void*);
+using cu_alloc_t         = int (*)(std::uintptr_t*, std::size_t);
+using cu_free_t          = int (*)(std::uintptr_t);
 using cu_alloc_managed_t = int (*)(std::uintptr_t*, std::size_t, unsigned);
 
 template <typename F>
@@ -91,7 +91,7 @@ struct path {
   std::function<void*(std::size_t, cudaStream_t)> alloc;
   std::function<void(void*, std::size_t, cudaStream_t)> dealloc;
   std::vector<double> ns;
-  std::vector<double> ns_after_free;  // PRE_FREE_GIB runs
+  std::vector<double> ns_after_free;      // PRE_FREE_GIB runs
   std::vector<double> alloc_ns, free_ns;  // W1: per allocation, per free
 };
 
@@ -124,7 +124,7 @@ class counting final : public rmm::mr::device_memory_resource {
  private:
   void* do_allocate(std::size_t bytes, rmm::cuda_stream_view s) override
   {
-    void* p       = up_->allocate(bytes, s);
+    void* p        = up_->allocate(bytes, s);
     auto const now = cur_.fetch_add(bytes) + bytes;
     auto old       = peak_.load();
     while (now > old && !peak_.compare_exchange_weak(old, now)) {}
@@ -183,14 +183,13 @@ int main(int argc, char** argv)
                 {}};
   };
   auto cxx_path = [](char const* name, rmm::mr::device_memory_resource* r) {
-    return path{name,
-                [r](std::size_t s, cudaStream_t st) {
-                  return r->allocate(s, rmm::cuda_stream_view{st});
-                },
-                [r](void* p, std::size_t s, cudaStream_t st) {
-                  r->deallocate(p, s, rmm::cuda_stream_view{st});
-                },
-                {}};
+    return path{
+      name,
+      [r](std::size_t s, cudaStream_t st) { return r->allocate(s, rmm::cuda_stream_view{st}); },
+      [r](void* p, std::size_t s, cudaStream_t st) {
+        r->deallocate(p, s, rmm::cuda_stream_view{st});
+      },
+      {}};
   };
 #endif
   if (async) {
@@ -245,15 +244,14 @@ int main(int argc, char** argv)
 #ifdef WITH_RMM
     rmm_resource_t mr{};
     RK(managed ? rmm_managed_create(&mr) : rmm_cuda_create(&mr));
-    paths.push_back(rmm_path(managed ? "librmm rmm_allocate_async (managed)"
-                                     : "librmm rmm_allocate_async (cuda)",
-                             mr));
+    paths.push_back(rmm_path(
+      managed ? "librmm rmm_allocate_async (managed)" : "librmm rmm_allocate_async (cuda)", mr));
     static rmm::mr::cuda_memory_resource ours_cuda;
     static rmm::mr::managed_memory_resource ours_managed;
     static rmm_like_cuda theirs_cuda;
     static rmm_like_managed theirs_managed;
-    static counting ours_counted{managed ? static_cast<rmm::mr::device_memory_resource*>(&ours_managed)
-                                         : &ours_cuda};
+    static counting ours_counted{
+      managed ? static_cast<rmm::mr::device_memory_resource*>(&ours_managed) : &ours_cuda};
     static counting theirs_counted{
       managed ? static_cast<rmm::mr::device_memory_resource*>(&theirs_managed) : &theirs_cuda};
     paths.push_back(cxx_path(managed ? "C++ rmm-rs managed_memory_resource (counted)"
@@ -269,7 +267,9 @@ int main(int argc, char** argv)
   std::vector<cudaStream_t> streams{nullptr};
   if (plan_kind == "w4") {
     streams.resize(4);
-    for (auto& st : streams) { CK(cudaStreamCreate(&st)); }
+    for (auto& st : streams) {
+      CK(cudaStreamCreate(&st));
+    }
   }
   struct step {
     std::size_t size, idx;
@@ -317,14 +317,19 @@ int main(int argc, char** argv)
     }
     double const el =
       std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
-    for (auto& b : live) { p.dealloc(b.p, b.size, streams[b.si]); }
+    for (auto& b : live) {
+      p.dealloc(b.p, b.size, streams[b.si]);
+    }
     CK(cudaDeviceSynchronize());
     return el / double(2 * n);
   };
   // W3: perf_anchor's threads_run over one path.
-  std::size_t const n_threads = std::getenv("THREADS") ? std::strtoul(std::getenv("THREADS"), nullptr, 10) : 4;
+  std::size_t const n_threads =
+    std::getenv("THREADS") ? std::strtoul(std::getenv("THREADS"), nullptr, 10) : 4;
   std::vector<cudaStream_t> own(plan_kind == "w3" ? n_threads : 0);
-  for (auto& st : own) { CK(cudaStreamCreate(&st)); }
+  for (auto& st : own) {
+    CK(cudaStreamCreate(&st));
+  }
   auto timed_threads = [&](path& p) {
     using clk = std::chrono::steady_clock;
     std::atomic<std::size_t> ready{0};
@@ -345,30 +350,41 @@ int main(int argc, char** argv)
           b.first  = p.alloc(b.second, own[t]);
         }
         std::vector<std::pair<std::size_t, std::size_t>> steps(n);
-        for (auto& s : steps) { s = {id(g), static_cast<std::size_t>(std::exp(ld(g)))}; }
+        for (auto& s : steps) {
+          s = {id(g), static_cast<std::size_t>(std::exp(ld(g)))};
+        }
         ready.fetch_add(1);
-        while (!go.load(std::memory_order_acquire)) { std::this_thread::yield(); }
+        while (!go.load(std::memory_order_acquire)) {
+          std::this_thread::yield();
+        }
         for (auto const& [i, size] : steps) {
           p.dealloc(live[i].first, live[i].second, own[t]);
           live[i] = {p.alloc(size, own[t]), size};
         }
         ends[t] = clk::now();
-        for (auto& b : live) { p.dealloc(b.first, b.second, own[t]); }
+        for (auto& b : live) {
+          p.dealloc(b.first, b.second, own[t]);
+        }
         CK(cudaStreamSynchronize(own[t]));
       });
     }
-    while (ready.load() < n_threads) { std::this_thread::yield(); }
+    while (ready.load() < n_threads) {
+      std::this_thread::yield();
+    }
     auto const t0 = clk::now();
     go.store(true, std::memory_order_release);
-    for (auto& th : pool) { th.join(); }
+    for (auto& th : pool) {
+      th.join();
+    }
     double const el =
-      std::chrono::duration<double, std::nano>(*std::max_element(ends.begin(), ends.end()) - t0).count();
+      std::chrono::duration<double, std::nano>(*std::max_element(ends.begin(), ends.end()) - t0)
+        .count();
     return el / double(2 * n * n_threads);
   };
   auto timed = [&](path& p) {
     if (plan_kind == "w3") { return timed_threads(p); }
     if (churn) { return timed_churn(p); }
-    using clk = std::chrono::steady_clock;
+    using clk                   = std::chrono::steady_clock;
     std::size_t const max_usage = std::size_t{16000} << 20;  // perf_anchor's W1 cap
     std::vector<std::pair<void*, std::size_t>> live;
     live.reserve(n);
@@ -429,9 +445,9 @@ int main(int argc, char** argv)
   // cudaFree of G GiB and once without, in alternating order (bench-vs-rmm's arena cells take
   // and give back most of the GPU just before the thin cells run: does the driver's work after
   // such a free slow the calls that follow?). Both are compared within the one process.
-  char const* const pre_env = std::getenv("PRE_FREE_GIB");
+  char const* const pre_env  = std::getenv("PRE_FREE_GIB");
   std::size_t const pre_free = pre_env ? std::strtoul(pre_env, nullptr, 10) << 30 : 0;
-  auto big_free = [&] {
+  auto big_free              = [&] {
     // As bench-vs-rmm's W1 arena: at most the free memory less 64 MiB.
     std::size_t free_b{}, total_b{};
     CK(cudaMemGetInfo(&free_b, &total_b));
@@ -463,8 +479,13 @@ int main(int argc, char** argv)
     return v[v.size() / 2];
   };
   double const base = median(paths[0].ns);
-  std::printf("%s %s N=%zu max=%zuMiB%s, %d runs:", kind.c_str(), plan_kind.c_str(), n, mib,
-              plan_kind == "w3" ? (" T=" + std::to_string(n_threads)).c_str() : "", runs);
+  std::printf("%s %s N=%zu max=%zuMiB%s, %d runs:",
+              kind.c_str(),
+              plan_kind.c_str(),
+              n,
+              mib,
+              plan_kind == "w3" ? (" T=" + std::to_string(n_threads)).c_str() : "",
+              runs);
   for (auto& p : paths) {
     std::printf("  %s %.1f (%.3f)", p.name.c_str(), median(p.ns), median(p.ns) / base);
   }
@@ -473,8 +494,12 @@ int main(int argc, char** argv)
     double const ab = median(paths[0].alloc_ns), fb = median(paths[0].free_ns);
     std::printf("  per allocation / per free, ns (÷ the first path's):");
     for (auto& p : paths) {
-      std::printf("  %s %.1f (%.3f) / %.1f (%.3f)", p.name.c_str(), median(p.alloc_ns),
-                  median(p.alloc_ns) / ab, median(p.free_ns), median(p.free_ns) / fb);
+      std::printf("  %s %.1f (%.3f) / %.1f (%.3f)",
+                  p.name.c_str(),
+                  median(p.alloc_ns),
+                  median(p.alloc_ns) / ab,
+                  median(p.free_ns),
+                  median(p.free_ns) / fb);
     }
     std::printf("\n");
   }
@@ -482,7 +507,9 @@ int main(int argc, char** argv)
   if (pre_free != 0) {
     std::printf("  after a %zu GiB free, ns (÷ the same path without):", pre_free >> 30);
     for (auto& p : paths) {
-      std::printf("  %s %.1f (%.3f)", p.name.c_str(), median(p.ns_after_free),
+      std::printf("  %s %.1f (%.3f)",
+                  p.name.c_str(),
+                  median(p.ns_after_free),
                   median(p.ns_after_free) / median(p.ns));
     }
     std::printf("\n");

@@ -39,20 +39,20 @@ static int cmp(void const* x, void const* y)
   double const a = *(double const*)x, b = *(double const*)y;
   return (a > b) - (a < b);
 }
-#define CHECK(call)                                                             \
-  do {                                                                          \
-    if ((call) != RMM_STATUS_SUCCESS) {                                         \
-      fprintf(stderr, "%s failed: %s\n", #call, rmm_last_error_message());     \
-      exit(1);                                                                  \
-    }                                                                           \
+#define CHECK(call)                                                        \
+  do {                                                                     \
+    if ((call) != RMM_STATUS_SUCCESS) {                                    \
+      fprintf(stderr, "%s failed: %s\n", #call, rmm_last_error_message()); \
+      exit(1);                                                             \
+    }                                                                      \
   } while (0)
 
 enum { LIVE = 1000 };
 int main(int argc, char** argv)
 {
-  char const* kind = argc > 1 ? argv[1] : "pool";
-  long const steps = argc > 2 ? atol(argv[2]) : 1000000;
-  int const rounds = argc > 3 ? atoi(argv[3]) : 7;
+  char const* kind  = argc > 1 ? argv[1] : "pool";
+  long const steps  = argc > 2 ? atol(argv[2]) : 1000000;
+  int const rounds  = argc > 3 ? atoi(argv[3]) : 7;
   rmm_resource_t mr = NULL;
   if (strcmp(kind, "vmm_pool") == 0) {
     CHECK(rmm_vmm_pool_create(NULL, &mr));
@@ -85,7 +85,9 @@ int main(int argc, char** argv)
       CHECK(rmm_allocate_async(mr, size[i], NULL, &ptr[i]));
     }
     times[r] = (now_ns() - t0) / (2.0 * steps);
-    for (int i = 0; i < LIVE; i++) { CHECK(rmm_deallocate_async(mr, ptr[i], size[i], NULL)); }
+    for (int i = 0; i < LIVE; i++) {
+      CHECK(rmm_deallocate_async(mr, ptr[i], size[i], NULL));
+    }
   }
   // Round 0 warms up.
   qsort(times + 1, rounds, sizeof(double), cmp);

@@ -58,7 +58,7 @@ fi
 # chromium: rmm-viz's reports are rendered and checked in a real browser (scripts/check-viz.sh).
 # libclang-dev: python/build.rs generates the extension's C bindings from rmm.h with bindgen,
 # which loads libclang (and its builtin headers) at build time.
-test_packages=(libgtest-dev libthrust-dev pkg-config libamdhip64-5 libamdhip64-dev chromium
+test_packages=(clang-format libgtest-dev libthrust-dev pkg-config libamdhip64-5 libamdhip64-dev chromium
   libclang-dev)
 # pip (scripts/setup-cccl.sh fetches CUDA's header wheels with it): Debian's, unless a
 # Python with pip is already first on PATH.

@@ -161,6 +161,19 @@ step_header_drift() {
   echo "include/rmm/rmm.h matches cbindgen's output"
 }
 
+step_format() {
+  # C and C++ sources as .clang-format lays them out (the check first makes sure clang-format
+  # refuses a misformatted line).
+  local out
+  out="$(bash scripts/check-format.sh)"
+  echo "$out"
+  record "C/C++ format (clang-format)" "${out#check-format: }"
+}
+
+step_doc_links() {
+  python3 scripts/check-doc-links.py README.md docs/*.md docs/bench/README.md bench/README.md
+}
+
 step_include_layout() {
   # The headers' API generation layout (the rule atop include/rmm/version_config.hpp); a copy
   # with each kind of violation injected must fail the same check.
@@ -439,6 +452,8 @@ run_step "setup" "setup (scripts/setup.sh test)" step_setup
 run_step "cargo fmt --check" "cargo fmt --check" step_fmt
 run_step "cargo clippy" "cargo clippy" step_clippy
 run_step "header drift (cbindgen)" "header drift (cbindgen)" step_header_drift
+run_step "C/C++ format" "C and C++ layout (scripts/check-format.sh, .clang-format)" step_format
+run_step "doc links" "relative links of README.md, docs/ and bench/README.md (scripts/check-doc-links.py)" step_doc_links
 run_step "include layout" "the headers' API generation layout (scripts/check-include-layout.py)" step_include_layout
 run_step "layers" "the layers of src/ and its file sizes (scripts/check-layers.py)" step_layers
 run_step "cargo test" "cargo test --release --workspace (RMM_RUNTIME=$RMM_RUNTIME; includes the LD_PRELOAD interposer against a stand-in cudart)" step_cargo_test

@@ -23,8 +23,8 @@ double median(std::vector<double> v)
 
 int main(int argc, char** argv)
 {
-  std::size_t steps  = 1000000;
-  int rounds         = 7;
+  std::size_t steps = 1000000;
+  int rounds        = 7;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string const arg{argv[i]};
     if (arg == "--steps") { steps = std::strtoull(argv[i + 1], nullptr, 10); }
@@ -53,14 +53,16 @@ int main(int argc, char** argv)
     }
   }
   double const base = median(v2502);
-  std::printf("W2 churn, pool, %zu steps, median of %d rounds (ns per allocate+free pair)\n",
-              steps,
-              rounds);
+  std::printf(
+    "W2 churn, pool, %zu steps, median of %d rounds (ns per allocate+free pair)\n", steps, rounds);
   std::printf("| path | ns/pair | ratio to 25.02 |\n| --- | --- | --- |\n");
-  std::printf("| 25.02 pool_memory_resource<cuda_memory_resource>, direct | %.1f | 1.000 |\n", base);
-  std::printf("| 25.02 pool_memory_resource<cuda_memory_resource> through device_async_resource_ref | %.1f | %.3f |\n",
-              median(v2502ref),
-              median(v2502ref) / base);
+  std::printf("| 25.02 pool_memory_resource<cuda_memory_resource>, direct | %.1f | 1.000 |\n",
+              base);
+  std::printf(
+    "| 25.02 pool_memory_resource<cuda_memory_resource> through device_async_resource_ref | %.1f | "
+    "%.3f |\n",
+    median(v2502ref),
+    median(v2502ref) / base);
   std::printf("| 26.06 pool_memory_resource through any_resource | %.1f | %.3f |\n",
               median(vany),
               median(vany) / base);

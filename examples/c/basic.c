@@ -11,37 +11,41 @@
 #include <string.h>
 
 /* Prints the failure of `call` and jumps to the cleanup label. */
-#define CHECK(call)                                                                    \
-  do {                                                                                 \
-    rmm_status_t check_status_ = (call);                                               \
-    if (check_status_ != RMM_STATUS_SUCCESS) {                                         \
-      failed_status = check_status_;                                                   \
-      fprintf(stderr, "%s failed: %s (%u): %s\n", #call, rmm_status_string(check_status_), \
-              (unsigned)check_status_, rmm_last_error_message());                      \
-      goto fail;                                                                       \
-    }                                                                                  \
+#define CHECK(call)                             \
+  do {                                          \
+    rmm_status_t check_status_ = (call);        \
+    if (check_status_ != RMM_STATUS_SUCCESS) {  \
+      failed_status = check_status_;            \
+      fprintf(stderr,                           \
+              "%s failed: %s (%u): %s\n",       \
+              #call,                            \
+              rmm_status_string(check_status_), \
+              (unsigned)check_status_,          \
+              rmm_last_error_message());        \
+      goto fail;                                \
+    }                                           \
   } while (0)
 
 int main(void)
 {
-  const char *runtime = NULL;
-  const char *description = NULL;
-  int device_count = 0;
-  int device = 0;
-  size_t free_bytes = 0;
-  size_t total_bytes = 0;
-  rmm_resource_t mr = NULL;
-  rmm_resource_t current = NULL;
+  const char* runtime     = NULL;
+  const char* description = NULL;
+  int device_count        = 0;
+  int device              = 0;
+  size_t free_bytes       = 0;
+  size_t total_bytes      = 0;
+  rmm_resource_t mr       = NULL;
+  rmm_resource_t current  = NULL;
   rmm_resource_t previous = NULL;
-  rmm_stream_t stream = NULL;
-  void *ptrs[4] = {NULL, NULL, NULL, NULL};
-  const size_t sizes[4] = {1, 1000, 1 << 20, (64 << 20) + 5};
-  unsigned char *host = NULL;
-  const size_t bytes = 4096;
-  const char *name = NULL;
-  bool equal = false;
+  rmm_stream_t stream     = NULL;
+  void* ptrs[4]           = {NULL, NULL, NULL, NULL};
+  const size_t sizes[4]   = {1, 1000, 1 << 20, (64 << 20) + 5};
+  unsigned char* host     = NULL;
+  const size_t bytes      = 4096;
+  const char* name        = NULL;
+  bool equal              = false;
   size_t i;
-  int rc = 1;
+  int rc                     = 1;
   rmm_status_t failed_status = RMM_STATUS_SUCCESS;
 
   CHECK(rmm_runtime_name(&runtime));
@@ -50,8 +54,11 @@ int main(void)
   CHECK(rmm_get_device_count(&device_count));
   CHECK(rmm_get_current_device(&device));
   CHECK(rmm_available_device_memory(&free_bytes, &total_bytes));
-  printf("devices: %d, current: %d, memory: %zu free of %zu bytes\n", device_count, device,
-         free_bytes, total_bytes);
+  printf("devices: %d, current: %d, memory: %zu free of %zu bytes\n",
+         device_count,
+         device,
+         free_bytes,
+         total_bytes);
 
   /* A cuda_memory_resource and a few allocations, 256-byte aligned. */
   CHECK(rmm_cuda_create(&mr));
@@ -83,7 +90,7 @@ int main(void)
 
   /* A handled error: the request is absurd, the message names its size. */
   {
-    void *huge = NULL;
+    void* huge          = NULL;
     rmm_status_t status = rmm_allocate(mr, (size_t)1 << 60, &huge);
     if (status == RMM_STATUS_SUCCESS) {
       fprintf(stderr, "allocating 2^60 bytes unexpectedly succeeded\n");

@@ -21,27 +21,30 @@
 #include <unistd.h>
 
 enum {
-  PAIRS = 5000,    /* allocate/free pairs per run */
-  MAX_LIVE = 64,   /* blocks alive at once, at most */
-  MAX_SHIFT = 14,  /* sizes from 256 B to 256 << 14 = 4 MiB */
-  RUNS = 3         /* runs per resource; the best one is reported */
+  PAIRS     = 5000, /* allocate/free pairs per run */
+  MAX_LIVE  = 64,   /* blocks alive at once, at most */
+  MAX_SHIFT = 14,   /* sizes from 256 B to 256 << 14 = 4 MiB */
+  RUNS      = 3     /* runs per resource; the best one is reported */
 };
 
 static const size_t pool_initial_bytes = (size_t)256 << 20;
 
 /* Prints the failure of `call` and returns false from the enclosing function. */
-#define CHECK(call)                                                                    \
-  do {                                                                                 \
-    rmm_status_t check_status_ = (call);                                               \
-    if (check_status_ != RMM_STATUS_SUCCESS) {                                         \
-      fprintf(stderr, "%s failed: %s: %s\n", #call, rmm_status_string(check_status_), \
-              rmm_last_error_message());                                               \
-      return false;                                                                    \
-    }                                                                                  \
+#define CHECK(call)                             \
+  do {                                          \
+    rmm_status_t check_status_ = (call);        \
+    if (check_status_ != RMM_STATUS_SUCCESS) {  \
+      fprintf(stderr,                           \
+              "%s failed: %s: %s\n",            \
+              #call,                            \
+              rmm_status_string(check_status_), \
+              rmm_last_error_message());        \
+      return false;                             \
+    }                                           \
   } while (0)
 
 /* A small deterministic generator, so that every run replays the same workload. */
-static uint64_t next_random(uint64_t *state)
+static uint64_t next_random(uint64_t* state)
 {
   *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
   return *state >> 33;
@@ -57,24 +60,26 @@ static double now_seconds(void)
 /* One run of the workload on `mr`: PAIRS allocations of 256 B to 4 MiB (multiples of 256,
  * sizes spread over every power of two), freed in random order with up to MAX_LIVE blocks
  * alive. `seconds` gets the wall time, the final device synchronization included. */
-static bool run_workload(rmm_resource_t mr, double *seconds)
+static bool run_workload(rmm_resource_t mr, double* seconds)
 {
-  void *ptrs[MAX_LIVE];
+  void* ptrs[MAX_LIVE];
   size_t sizes[MAX_LIVE];
-  size_t live = 0;
+  size_t live      = 0;
   size_t allocated = 0;
-  uint64_t state = 42;
-  double start = now_seconds();
+  uint64_t state   = 42;
+  double start     = now_seconds();
 
   while (allocated < PAIRS || live > 0) {
-    bool allocate = allocated < PAIRS && live < MAX_LIVE &&
-                    (live == 0 || next_random(&state) % 2 == 0);
+    bool allocate =
+      allocated < PAIRS && live < MAX_LIVE && (live == 0 || next_random(&state) % 2 == 0);
     if (allocate) {
       size_t shift = (size_t)(next_random(&state) % (MAX_SHIFT + 1));
       size_t bytes = (size_t)(next_random(&state) % ((uint64_t)1 << shift) + 1) * 256;
       CHECK(rmm_allocate(mr, bytes, &ptrs[live]));
       if (ptrs[live] == NULL || ((uintptr_t)ptrs[live]) % 256 != 0) {
-        fprintf(stderr, "allocation of %zu bytes gave %p, not a 256-byte aligned block\n", bytes,
+        fprintf(stderr,
+                "allocation of %zu bytes gave %p, not a 256-byte aligned block\n",
+                bytes,
                 ptrs[live]);
         return false;
       }
@@ -85,7 +90,7 @@ static bool run_workload(rmm_resource_t mr, double *seconds)
       size_t victim = (size_t)(next_random(&state) % live);
       CHECK(rmm_deallocate(mr, ptrs[victim], sizes[victim]));
       --live;
-      ptrs[victim] = ptrs[live];
+      ptrs[victim]  = ptrs[live];
       sizes[victim] = sizes[live];
     }
   }
@@ -95,7 +100,7 @@ static bool run_workload(rmm_resource_t mr, double *seconds)
 }
 
 /* The runtime's allocation calls, by name, for the table. */
-static const char *raw_calls(const char *runtime)
+static const char* raw_calls(const char* runtime)
 {
   if (strcmp(runtime, "cuda") == 0) { return "cudaMalloc/cudaFree"; }
   if (strcmp(runtime, "hip") == 0) { return "hipMalloc/hipFree"; }
@@ -104,12 +109,12 @@ static const char *raw_calls(const char *runtime)
 
 static bool demo(void)
 {
-  const char *runtime = NULL;
-  const char *description = NULL;
-  char device_name[256] = "";
-  int32_t device = 0;
-  rmm_resource_t raw = NULL;
-  rmm_resource_t pool = NULL;
+  const char* runtime     = NULL;
+  const char* description = NULL;
+  char device_name[256]   = "";
+  int32_t device          = 0;
+  rmm_resource_t raw      = NULL;
+  rmm_resource_t pool     = NULL;
   rmm_pool_stats stats;
   double best[2] = {0.0, 0.0};
   int run;
@@ -120,9 +125,12 @@ static bool demo(void)
   CHECK(rmm_get_current_device(&device));
   CHECK(rmm_device_get_name(device_name, sizeof device_name, device));
   printf("runtime: %s (%s), device %d: %s\n", runtime, description, (int)device, device_name);
-  printf("workload: %d allocate/free pairs of 256 B to 4 MiB, up to %d blocks live; best of %d "
-         "runs\n\n",
-         PAIRS, MAX_LIVE, RUNS);
+  printf(
+    "workload: %d allocate/free pairs of 256 B to 4 MiB, up to %d blocks live; best of %d "
+    "runs\n\n",
+    PAIRS,
+    MAX_LIVE,
+    RUNS);
 
   /* The runtime's malloc/free (cuda_memory_resource) and an rmm pool over it. */
   CHECK(rmm_cuda_create(&raw));
@@ -142,36 +150,43 @@ static bool demo(void)
   }
 
   printf("%-32s %10s %15s %10s\n", "resource", "time (ms)", "per pair (us)", "speed-up");
-  printf("%-32s %10.2f %15.3f %9.1fx\n", raw_calls(runtime), best[0] * 1e3, best[0] * 1e6 / PAIRS,
-         1.0);
-  printf("%-32s %10.2f %15.3f %9.1fx\n", "rmm pool (over the same calls)", best[1] * 1e3,
-         best[1] * 1e6 / PAIRS, best[0] / best[1]);
+  printf(
+    "%-32s %10.2f %15.3f %9.1fx\n", raw_calls(runtime), best[0] * 1e3, best[0] * 1e6 / PAIRS, 1.0);
+  printf("%-32s %10.2f %15.3f %9.1fx\n",
+         "rmm pool (over the same calls)",
+         best[1] * 1e3,
+         best[1] * 1e6 / PAIRS,
+         best[0] / best[1]);
 
   memset(&stats, 0, sizeof stats);
   if (rmm_pool_get_stats(pool, &stats) == RMM_STATUS_SUCCESS) {
-    printf("\nthe pool took %zu MiB from the runtime (%zu MiB up front) and served all %d runs "
-           "from it\n",
-           stats.pool_size >> 20, pool_initial_bytes >> 20, RUNS);
+    printf(
+      "\nthe pool took %zu MiB from the runtime (%zu MiB up front) and served all %d runs "
+      "from it\n",
+      stats.pool_size >> 20,
+      pool_initial_bytes >> 20,
+      RUNS);
   }
   (void)rmm_resource_release(pool);
   (void)rmm_resource_release(raw);
   return true;
 }
 
-int main(int argc, char **argv)
+int main(int argc, char** argv)
 {
-  const char *asked = getenv("RMM_RUNTIME");
-  const char *runtime = NULL;
+  const char* asked   = getenv("RMM_RUNTIME");
+  const char* runtime = NULL;
   rmm_status_t status;
   (void)argc;
 
   /* The first call chooses the runtime. With auto and no usable GPU runtime, say so in one
    * line and start over on the host emulation. */
   status = rmm_runtime_name(&runtime);
-  if (status == RMM_STATUS_NO_RUNTIME && (asked == NULL || asked[0] == '\0' ||
-                                          strcmp(asked, "auto") == 0)) {
-    printf("no usable GPU runtime (HIP or CUDA with a device): running on the host emulation "
-           "(RMM_RUNTIME=host, devices emulated in host memory)\n");
+  if (status == RMM_STATUS_NO_RUNTIME &&
+      (asked == NULL || asked[0] == '\0' || strcmp(asked, "auto") == 0)) {
+    printf(
+      "no usable GPU runtime (HIP or CUDA with a device): running on the host emulation "
+      "(RMM_RUNTIME=host, devices emulated in host memory)\n");
     fflush(stdout);
     if (setenv("RMM_RUNTIME", "host", 1) != 0) {
       perror("setenv");

@@ -9,11 +9,16 @@
 
 static int failures = 0;
 
-static void expect(const char *what, rmm_status_t got, rmm_status_t want)
+static void expect(const char* what, rmm_status_t got, rmm_status_t want)
 {
   if (got != want) {
-    fprintf(stderr, "FAIL %s: got %s (%u), want %s (%u); last error: %s\n", what,
-            rmm_status_string(got), (unsigned)got, rmm_status_string(want), (unsigned)want,
+    fprintf(stderr,
+            "FAIL %s: got %s (%u), want %s (%u); last error: %s\n",
+            what,
+            rmm_status_string(got),
+            (unsigned)got,
+            rmm_status_string(want),
+            (unsigned)want,
             rmm_last_error_message());
     ++failures;
   } else {
@@ -25,13 +30,13 @@ static void expect(const char *what, rmm_status_t got, rmm_status_t want)
 
 int main(void)
 {
-  rmm_resource_t mr = NULL;
+  rmm_resource_t mr    = NULL;
   rmm_resource_t other = NULL;
-  rmm_stream_t stream = NULL;
-  rmm_event_t event = NULL;
-  void *ptr = NULL;
-  bool flag = false;
-  const char *text = NULL;
+  rmm_stream_t stream  = NULL;
+  rmm_event_t event    = NULL;
+  void* ptr            = NULL;
+  bool flag            = false;
+  const char* text     = NULL;
 
   /* Releasing NULL is a no-op. */
   EXPECT(rmm_resource_release(NULL), RMM_STATUS_SUCCESS);
@@ -76,7 +81,7 @@ int main(void)
   EXPECT(rmm_set_current_device_resource(mr, NULL), RMM_STATUS_INVALID_ARGUMENT);
 
   /* A foreign pointer is not a handle. */
-  other = (rmm_resource_t)(void *)&failures;
+  other = (rmm_resource_t)(void*)&failures;
   EXPECT(rmm_resource_release(other), RMM_STATUS_INVALID_ARGUMENT);
 
   /* Setting NULL resets; previous outs receive new references. */

@@ -16,11 +16,16 @@
 
 static int failures = 0;
 
-static void expect(const char *what, rmm_status_t got, rmm_status_t want)
+static void expect(const char* what, rmm_status_t got, rmm_status_t want)
 {
   if (got != want) {
-    fprintf(stderr, "FAIL %s: got %s (%u), want %s (%u); last error: %s\n", what,
-            rmm_status_string(got), (unsigned)got, rmm_status_string(want), (unsigned)want,
+    fprintf(stderr,
+            "FAIL %s: got %s (%u), want %s (%u); last error: %s\n",
+            what,
+            rmm_status_string(got),
+            (unsigned)got,
+            rmm_status_string(want),
+            (unsigned)want,
             rmm_last_error_message());
     ++failures;
   } else {
@@ -28,7 +33,7 @@ static void expect(const char *what, rmm_status_t got, rmm_status_t want)
   }
 }
 
-static void check(const char *what, bool ok)
+static void check(const char* what, bool ok)
 {
   if (!ok) {
     fprintf(stderr, "FAIL %s\n", what);
@@ -39,11 +44,13 @@ static void check(const char *what, bool ok)
 }
 
 /* The last error names `word`. */
-static void check_message(const char *word)
+static void check_message(const char* word)
 {
-  const char *message = rmm_last_error_message();
+  const char* message = rmm_last_error_message();
   if (message == NULL || strstr(message, word) == NULL) {
-    fprintf(stderr, "FAIL the last error does not name \"%s\": %s\n", word,
+    fprintf(stderr,
+            "FAIL the last error does not name \"%s\": %s\n",
+            word,
             message != NULL ? message : "(none)");
     ++failures;
   } else {
@@ -52,29 +59,29 @@ static void check_message(const char *word)
 }
 
 #define EXPECT(call, want) expect(#call, (call), (want))
-#define CHECK(cond) check(#cond, (cond))
+#define CHECK(cond)        check(#cond, (cond))
 
 /* Bad input that needs no virtual memory management: the same answers everywhere. */
 static void bad_input_everywhere(void)
 {
   rmm_vmm_pool_options options;
   rmm_vmm_pool_stats stats;
-  rmm_resource_t mr = NULL;
+  rmm_resource_t mr   = NULL;
   rmm_resource_t cuda = NULL;
-  size_t released = 0;
-  int32_t peers[2] = {0, 0};
+  size_t released     = 0;
+  int32_t peers[2]    = {0, 0};
 
   EXPECT(rmm_vmm_pool_options_init(NULL), RMM_STATUS_INVALID_ARGUMENT);
   EXPECT(rmm_vmm_pool_options_init(&options), RMM_STATUS_SUCCESS);
   EXPECT(rmm_vmm_pool_create(NULL, NULL), RMM_STATUS_INVALID_ARGUMENT);
   EXPECT(rmm_vmm_pool_create(&options, NULL), RMM_STATUS_INVALID_ARGUMENT);
   /* A count without its array. */
-  options.peer_devices = NULL;
+  options.peer_devices      = NULL;
   options.peer_device_count = 2;
   EXPECT(rmm_vmm_pool_create(&options, &mr), RMM_STATUS_INVALID_ARGUMENT);
   check_message("peer_devices is NULL");
   CHECK(mr == NULL);
-  options.peer_devices = peers;
+  options.peer_devices      = peers;
   options.peer_device_count = 1000000;
   EXPECT(rmm_vmm_pool_create(&options, &mr), RMM_STATUS_INVALID_ARGUMENT);
   CHECK(mr == NULL);
@@ -115,20 +122,20 @@ static int unsupported(void)
   return failures == 0 ? 0 : 1;
 }
 
-int main(int argc, char **argv)
+int main(int argc, char** argv)
 {
   rmm_vmm_pool_options options;
   rmm_vmm_pool_stats stats;
-  rmm_resource_t mr = NULL;
+  rmm_resource_t mr    = NULL;
   rmm_resource_t small = NULL;
-  void *a = NULL;
-  void *b = NULL;
-  void *all = NULL;
-  size_t g = 0;
-  size_t released = 0;
-  const char *name = NULL;
+  void* a              = NULL;
+  void* b              = NULL;
+  void* all            = NULL;
+  size_t g             = 0;
+  size_t released      = 0;
+  const char* name     = NULL;
   rmm_status_t status;
-  int32_t self[1] = {0};
+  int32_t self[1]    = {0};
   int32_t missing[1] = {999};
   unsigned char byte = 0;
 
@@ -167,13 +174,13 @@ int main(int argc, char **argv)
   /* A granularity that is not a multiple of the device's. */
   EXPECT(rmm_vmm_pool_options_init(&options), RMM_STATUS_SUCCESS);
   options.reserved_size = 64 << 20;
-  options.granularity = g + g / 2;
+  options.granularity   = g + g / 2;
   EXPECT(rmm_vmm_pool_create(&options, &mr), RMM_STATUS_INVALID_ARGUMENT);
   check_message("granularity");
   check_message("multiple");
   CHECK(mr == NULL);
   /* An initial size above the maximum; sizes beyond the reservation; a missing peer. */
-  options.granularity = 0;
+  options.granularity       = 0;
   options.initial_pool_size = 4 * g;
   options.maximum_pool_size = 2 * g;
   EXPECT(rmm_vmm_pool_create(&options, &mr), RMM_STATUS_INVALID_ARGUMENT);
@@ -183,7 +190,7 @@ int main(int argc, char **argv)
   EXPECT(rmm_vmm_pool_create(&options, &mr), RMM_STATUS_INVALID_ARGUMENT);
   check_message("reserved_size");
   options.maximum_pool_size = 0;
-  options.peer_devices = missing;
+  options.peer_devices      = missing;
   options.peer_device_count = 1;
   EXPECT(rmm_vmm_pool_create(&options, &mr), RMM_STATUS_INVALID_ARGUMENT);
   check_message("peer device 999");
@@ -191,7 +198,7 @@ int main(int argc, char **argv)
 
   /* A pool of 64 MiB of address space, one granule mapped at once, the device itself as a
    * peer (harmless). */
-  options.peer_devices = self;
+  options.peer_devices      = self;
   options.initial_pool_size = 1;
   EXPECT(rmm_vmm_pool_create(&options, &mr), RMM_STATUS_SUCCESS);
   EXPECT(rmm_vmm_pool_get_stats(mr, &stats), RMM_STATUS_SUCCESS);
@@ -202,9 +209,9 @@ int main(int argc, char **argv)
   /* Growth in place: the second allocation lies right after the first. */
   EXPECT(rmm_allocate(mr, g, &a), RMM_STATUS_SUCCESS);
   EXPECT(rmm_allocate(mr, 3 * g, &b), RMM_STATUS_SUCCESS);
-  CHECK((char *)b == (char *)a + g);
+  CHECK((char*)b == (char*)a + g);
   EXPECT(rmm_memset_async(b, 0x3c, 3 * g, NULL), RMM_STATUS_SUCCESS);
-  EXPECT(rmm_memcpy_async(&byte, (char *)b + 3 * g - 1, 1, NULL), RMM_STATUS_SUCCESS);
+  EXPECT(rmm_memcpy_async(&byte, (char*)b + 3 * g - 1, 1, NULL), RMM_STATUS_SUCCESS);
   EXPECT(rmm_stream_synchronize(NULL), RMM_STATUS_SUCCESS);
   CHECK(byte == 0x3c);
   EXPECT(rmm_vmm_pool_get_stats(mr, &stats), RMM_STATUS_SUCCESS);
@@ -226,7 +233,7 @@ int main(int argc, char **argv)
 
   /* The maximum: 2 granules, never more. */
   EXPECT(rmm_vmm_pool_options_init(&options), RMM_STATUS_SUCCESS);
-  options.reserved_size = 64 << 20;
+  options.reserved_size     = 64 << 20;
   options.maximum_pool_size = 2 * g;
   EXPECT(rmm_vmm_pool_create(&options, &small), RMM_STATUS_SUCCESS);
   EXPECT(rmm_allocate(small, 2 * g, &all), RMM_STATUS_SUCCESS);
@@ -240,8 +247,8 @@ int main(int argc, char **argv)
   /* As the current device resource. */
   {
     rmm_resource_t previous = NULL;
-    rmm_resource_t current = NULL;
-    void *p = NULL;
+    rmm_resource_t current  = NULL;
+    void* p                 = NULL;
     EXPECT(rmm_set_current_device_resource(mr, &previous), RMM_STATUS_SUCCESS);
     EXPECT(rmm_get_current_device_resource(&current), RMM_STATUS_SUCCESS);
     EXPECT(rmm_allocate(current, 1000, &p), RMM_STATUS_SUCCESS);

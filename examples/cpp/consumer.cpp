@@ -48,7 +48,10 @@ int main()
     rmm::mr::set_current_device_resource(previous);
     auto [free_bytes, total_bytes] = rmm::available_device_memory();
     std::printf("devices: %d, %zu of %zu bytes free, allocations through the subclass: %zu\n",
-                rmm::get_num_cuda_devices(), free_bytes, total_bytes, counting.count);
+                rmm::get_num_cuda_devices(),
+                free_bytes,
+                total_bytes,
+                counting.count);
     return counting.count == 1 ? 0 : 1;
   } catch (std::exception const& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

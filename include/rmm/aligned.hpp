@@ -84,8 +84,8 @@ static constexpr std::size_t RMM_DEFAULT_HOST_ALIGNMENT{alignof(std::max_align_t
  * @param alignment A power of two (default 256)
  * @return true when aligned
  */
-[[nodiscard]] inline bool is_pointer_aligned(void* ptr,
-                                             std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT) noexcept
+[[nodiscard]] inline bool is_pointer_aligned(
+  void* ptr, std::size_t alignment = CUDA_ALLOCATION_ALIGNMENT) noexcept
 {
   return is_aligned(reinterpret_cast<std::uintptr_t>(ptr), alignment);
 }

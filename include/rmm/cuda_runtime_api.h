@@ -22,7 +22,8 @@
 #if defined(RMM_DETAIL_RUNTIME_CUDA)
 #include <cuda_runtime_api.h>
 #elif !defined(RMM_DETAIL_RUNTIME_HIP)
-#error "rmm/cuda_runtime_api.h: no GPU runtime header: put CUDA's include directory (with cuda_runtime_api.h) on the include path, or HIP's (with hip/hip_runtime_api.h) and compile for AMD's platform (-D__HIP_PLATFORM_AMD__, as hipcc and CMake's hip::host do)"
+#error \
+  "rmm/cuda_runtime_api.h: no GPU runtime header: put CUDA's include directory (with cuda_runtime_api.h) on the include path, or HIP's (with hip/hip_runtime_api.h) and compile for AMD's platform (-D__HIP_PLATFORM_AMD__, as hipcc and CMake's hip::host do)"
 #endif
 
 #if defined(RMM_DETAIL_RUNTIME_HIP)

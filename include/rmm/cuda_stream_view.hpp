@@ -88,11 +88,12 @@ inline stream_type from_c_stream(rmm_stream_t stream) noexcept
 class cuda_stream_view {
  public:
   /// @brief Views the default stream.
-  constexpr cuda_stream_view() = default;
-  ~cuda_stream_view()          = default;
+  constexpr cuda_stream_view()                        = default;
+  ~cuda_stream_view()                                 = default;
   constexpr cuda_stream_view(cuda_stream_view const&) = default;  ///< @brief Copy constructor
   constexpr cuda_stream_view(cuda_stream_view&&)      = default;  ///< @brief Move constructor
-  constexpr cuda_stream_view& operator=(cuda_stream_view const&) = default;  ///< @brief Copy assignment
+  constexpr cuda_stream_view& operator=(cuda_stream_view const&) =
+    default;                                                            ///< @brief Copy assignment
   constexpr cuda_stream_view& operator=(cuda_stream_view&&) = default;  ///< @brief Move assignment
 
 #if RMM_DETAIL_API_STREAM_FROM_LITERAL

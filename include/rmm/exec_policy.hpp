@@ -85,7 +85,7 @@ class exec_policy : public thrust_exec_policy_t {
    * @param stream The stream
    * @param mr The resource (25.x: must outlive the policy; 26.06: the policy keeps it)
    */
-  explicit exec_policy(cuda_stream_view stream            = cuda_stream_default,
+  explicit exec_policy(cuda_stream_view stream         = cuda_stream_default,
                        detail::exec_policy_resource mr = mr::get_current_device_resource_ref())
     : thrust_exec_policy_t(
         RMM_DETAIL_THRUST_PAR(mr::thrust_allocator<char>(stream, std::move(mr)), stream.value()))
@@ -104,8 +104,9 @@ class exec_policy_nosync : public thrust_exec_policy_nosync_t {
    * @param stream The stream
    * @param mr The resource (25.x: must outlive the policy; 26.06: the policy keeps it)
    */
-  explicit exec_policy_nosync(cuda_stream_view stream            = cuda_stream_default,
-                              detail::exec_policy_resource mr = mr::get_current_device_resource_ref())
+  explicit exec_policy_nosync(
+    cuda_stream_view stream         = cuda_stream_default,
+    detail::exec_policy_resource mr = mr::get_current_device_resource_ref())
     : thrust_exec_policy_nosync_t(RMM_DETAIL_THRUST_PAR_NOSYNC(
         mr::thrust_allocator<char>(stream, std::move(mr)), stream.value()))
   {

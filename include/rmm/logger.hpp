@@ -120,13 +120,20 @@ inline std::uint64_t os_thread_id() noexcept
 inline std::string_view level_name(level_enum lvl) noexcept
 {
   switch (lvl) {
-    case level_enum::trace: return "trace";
-    case level_enum::debug: return "debug";
-    case level_enum::info: return "info";
-    case level_enum::warn: return "warning";
-    case level_enum::error: return "error";
-    case level_enum::critical: return "critical";
-    default: return "off";
+    case level_enum::trace:
+      return "trace";
+    case level_enum::debug:
+      return "debug";
+    case level_enum::info:
+      return "info";
+    case level_enum::warn:
+      return "warning";
+    case level_enum::error:
+      return "error";
+    case level_enum::critical:
+      return "critical";
+    default:
+      return "off";
   }
 }
 
@@ -134,13 +141,20 @@ inline std::string_view level_name(level_enum lvl) noexcept
 inline std::string_view short_level_name(level_enum lvl) noexcept
 {
   switch (lvl) {
-    case level_enum::trace: return "T";
-    case level_enum::debug: return "D";
-    case level_enum::info: return "I";
-    case level_enum::warn: return "W";
-    case level_enum::error: return "E";
-    case level_enum::critical: return "C";
-    default: return "O";
+    case level_enum::trace:
+      return "T";
+    case level_enum::debug:
+      return "D";
+    case level_enum::info:
+      return "I";
+    case level_enum::warn:
+      return "W";
+    case level_enum::error:
+      return "E";
+    case level_enum::critical:
+      return "C";
+    default:
+      return "O";
   }
 }
 
@@ -170,7 +184,7 @@ inline void append_padded(std::string& out, long long value, int width)
  */
 inline std::string format_record(std::string_view pattern, log_record const& rec)
 {
-  static constexpr char const* weekdays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+  static constexpr char const* weekdays[]      = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
   static constexpr char const* full_weekdays[] = {
     "Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"};
   static constexpr char const* months[] = {
@@ -204,18 +218,18 @@ inline std::string format_record(std::string_view pattern, log_record const& rec
       out.push_back(c);
       continue;
     }
-    std::size_t j   = i + 1;
-    char align      = '>';
-    bool has_width  = false;
+    std::size_t j     = i + 1;
+    char align        = '>';
+    bool has_width    = false;
     std::size_t width = 0;
-    bool truncate   = false;
+    bool truncate     = false;
     if (pattern[j] == '-' || pattern[j] == '=') {
       align = pattern[j] == '-' ? '<' : '=';
       ++j;
     }
     while (j < pattern.size() && pattern[j] >= '0' && pattern[j] <= '9') {
       has_width = true;
-      width     = std::min<std::size_t>(width * 10 + static_cast<std::size_t>(pattern[j] - '0'), 64);
+      width = std::min<std::size_t>(width * 10 + static_cast<std::size_t>(pattern[j] - '0'), 64);
       ++j;
     }
     if (has_width && j < pattern.size() && pattern[j] == '!') {
@@ -231,34 +245,78 @@ inline std::string format_record(std::string_view pattern, log_record const& rec
 
     std::string field;
     switch (flag) {
-      case 'v': field.assign(rec.payload); break;
-      case 't': field = std::to_string(rec.thread_id); break;
+      case 'v':
+        field.assign(rec.payload);
+        break;
+      case 't':
+        field = std::to_string(rec.thread_id);
+        break;
       case 'P':
 #if defined(__linux__)
         field = std::to_string(static_cast<long long>(::getpid()));
 #endif
         break;
-      case 'n': field.assign(rec.logger_name); break;
-      case 'l': field.assign(level_name(rec.level)); break;
-      case 'L': field.assign(short_level_name(rec.level)); break;
-      case 'Y': field = std::to_string(tm.tm_year + 1900); break;
-      case 'y': append_padded(field, tm.tm_year % 100, 2); break;
-      case 'm': append_padded(field, tm.tm_mon + 1, 2); break;
-      case 'd': append_padded(field, tm.tm_mday, 2); break;
-      case 'H': append_padded(field, tm.tm_hour, 2); break;
-      case 'I': append_padded(field, tm.tm_hour % 12 == 0 ? 12 : tm.tm_hour % 12, 2); break;
-      case 'M': append_padded(field, tm.tm_min, 2); break;
-      case 'S': append_padded(field, tm.tm_sec, 2); break;
-      case 'p': field = tm.tm_hour >= 12 ? "PM" : "AM"; break;
-      case 'e': append_padded(field, nanos / 1000000, 3); break;
-      case 'f': append_padded(field, nanos / 1000, 6); break;
-      case 'F': append_padded(field, nanos, 9); break;
-      case 'E': field = std::to_string(static_cast<long long>(secs.count())); break;
-      case 'a': field = weekdays[tm.tm_wday % 7]; break;
-      case 'A': field = full_weekdays[tm.tm_wday % 7]; break;
+      case 'n':
+        field.assign(rec.logger_name);
+        break;
+      case 'l':
+        field.assign(level_name(rec.level));
+        break;
+      case 'L':
+        field.assign(short_level_name(rec.level));
+        break;
+      case 'Y':
+        field = std::to_string(tm.tm_year + 1900);
+        break;
+      case 'y':
+        append_padded(field, tm.tm_year % 100, 2);
+        break;
+      case 'm':
+        append_padded(field, tm.tm_mon + 1, 2);
+        break;
+      case 'd':
+        append_padded(field, tm.tm_mday, 2);
+        break;
+      case 'H':
+        append_padded(field, tm.tm_hour, 2);
+        break;
+      case 'I':
+        append_padded(field, tm.tm_hour % 12 == 0 ? 12 : tm.tm_hour % 12, 2);
+        break;
+      case 'M':
+        append_padded(field, tm.tm_min, 2);
+        break;
+      case 'S':
+        append_padded(field, tm.tm_sec, 2);
+        break;
+      case 'p':
+        field = tm.tm_hour >= 12 ? "PM" : "AM";
+        break;
+      case 'e':
+        append_padded(field, nanos / 1000000, 3);
+        break;
+      case 'f':
+        append_padded(field, nanos / 1000, 6);
+        break;
+      case 'F':
+        append_padded(field, nanos, 9);
+        break;
+      case 'E':
+        field = std::to_string(static_cast<long long>(secs.count()));
+        break;
+      case 'a':
+        field = weekdays[tm.tm_wday % 7];
+        break;
+      case 'A':
+        field = full_weekdays[tm.tm_wday % 7];
+        break;
       case 'b':
-      case 'h': field = months[tm.tm_mon % 12]; break;
-      case 'B': field = full_months[tm.tm_mon % 12]; break;
+      case 'h':
+        field = months[tm.tm_mon % 12];
+        break;
+      case 'B':
+        field = full_months[tm.tm_mon % 12];
+        break;
       case 'T':
         append_padded(field, tm.tm_hour, 2);
         field.push_back(':');
@@ -301,9 +359,12 @@ inline std::string format_record(std::string_view pattern, log_record const& rec
         field.append(rec.payload);
         break;
       }
-      case '%': field = "%"; break;
+      case '%':
+        field = "%";
+        break;
       case '^':
-      case '$': break;
+      case '$':
+        break;
       default:
         field.push_back('%');
         field.push_back(flag);
@@ -565,9 +626,9 @@ class logger_impl {
  public:
   explicit logger_impl(std::string logger_name) : name{std::move(logger_name)} {}
 
-  std::string name;                                    ///< Name (`%n`)
-  std::atomic<int> level{RMM_LOG_LEVEL_INFO};          ///< Level (unless core-bound)
-  std::atomic<int> flush_level{RMM_LOG_LEVEL_OFF};     ///< Flush on this level and above
+  std::string name;                                 ///< Name (`%n`)
+  std::atomic<int> level{RMM_LOG_LEVEL_INFO};       ///< Level (unless core-bound)
+  std::atomic<int> flush_level{RMM_LOG_LEVEL_OFF};  ///< Flush on this level and above
   bool core_bound{false};  ///< Level kept by the Rust core (the default logger)
 };
 
@@ -600,7 +661,8 @@ class logger {
    * @brief Takes over the state and sinks of @p other.
    * @param other The logger to move from (left without state)
    */
-  logger(logger&& other) : impl{std::move(other.impl)}, sinks_{*this, std::move(other.sinks_.sinks_)}
+  logger(logger&& other)
+    : impl{std::move(other.impl)}, sinks_{*this, std::move(other.sinks_.sinks_)}
   {
   }
 
@@ -907,7 +969,7 @@ class logger {
  */
 class sink {
  public:
-  virtual ~sink() = default;
+  virtual ~sink()              = default;
   sink(sink const&)            = delete;  ///< Not copyable
   sink& operator=(sink const&) = delete;  ///< Not copy assignable
   sink(sink&&)                 = delete;  ///< Not movable

@@ -52,7 +52,8 @@ inline void enable(std::size_t max_entries = default_max_entries, bool stacks = 
 {
   // The C ABI reads 0 as "the default": here it is a mistake, as in the Python API.
   if (max_entries == 0) {
-    throw rmm::logic_error{"rmm::memory_history::enable: max_entries = 0 (keep at least one event)"};
+    throw rmm::logic_error{
+      "rmm::memory_history::enable: max_entries = 0 (keep at least one event)"};
   }
   detail::check(rmm_memory_history_enable(max_entries, stacks ? 1 : 0));
 }

@@ -66,7 +66,9 @@ inline void prefetch(void const* ptr,
  * @param stream The stream
  */
 template <typename T>
-void prefetch(cuda::std::span<T const> data, rmm::cuda_device_id device, rmm::cuda_stream_view stream)
+void prefetch(cuda::std::span<T const> data,
+              rmm::cuda_device_id device,
+              rmm::cuda_stream_view stream)
 {
   prefetch(data.data(), data.size_bytes(), device, stream);
 }

@@ -12,7 +12,8 @@
  * | --- | --- | --- |
  * | 2502 | 25.02 | `device_memory_resource` and templates of RMM 25.02 / hipMM 3.0 |
  * | 2504, 2506, 2508, 2510 | 25.10 | 25.02's classes plus 25.10's additions (hipMM 4.0) |
- * | 2512, 2602, 2604, 2606 | 26.06 | non-template `cuda::mr::shared_resource` classes (needs CCCL >= 3.4) |
+ * | 2512, 2602, 2604, 2606 | 26.06 | non-template `cuda::mr::shared_resource` classes (needs CCCL
+ * >= 3.4) |
  *
  * `find_package(rmm <version>)` defines it on `rmm::rmm`. Without a choice the newest
  * generation the toolchain can compile is used: 26.06 when CCCL's `cuda::mr::shared_resource`
@@ -62,17 +63,18 @@
   RMM_API_VERSION == 2606
 #define RMM_API_GENERATION 2606
 #else
-#error "rmm-rs: RMM_API_VERSION must name an RMM release from 25.02 to 26.06 as YYMM (2502, 2504, 2506, 2508, 2510, 2512, 2602, 2604 or 2606)"
+#error \
+  "rmm-rs: RMM_API_VERSION must name an RMM release from 25.02 to 26.06 as YYMM (2502, 2504, 2506, 2508, 2510, 2512, 2602, 2604 or 2606)"
 #endif
 #else
 #if defined(__has_include)
 #if __has_include(<cuda/__memory_resource/shared_resource.h>)
-#define RMM_API_VERSION 2606
+#define RMM_API_VERSION    2606
 #define RMM_API_GENERATION 2606
 #endif
 #endif
 #if !defined(RMM_API_VERSION)
-#define RMM_API_VERSION 2510
+#define RMM_API_VERSION    2510
 #define RMM_API_GENERATION 2510
 #endif
 #endif
@@ -88,13 +90,13 @@
 // and its key in librmm's per-device registry: each generation keeps its own C++ object per
 // entry under its key (the C ABI has keys 0 to 3).
 #if RMM_API_GENERATION == 2502
-#define RMM_API_NAMESPACE_NAME api_25_02
+#define RMM_API_NAMESPACE_NAME  api_25_02
 #define RMM_DETAIL_REGISTRY_KEY 0
 #elif RMM_API_GENERATION == 2510
-#define RMM_API_NAMESPACE_NAME api_25_10
+#define RMM_API_NAMESPACE_NAME  api_25_10
 #define RMM_DETAIL_REGISTRY_KEY 1
 #else
-#define RMM_API_NAMESPACE_NAME api_26_06
+#define RMM_API_NAMESPACE_NAME  api_26_06
 #define RMM_DETAIL_REGISTRY_KEY 2
 #endif
 /// @brief Opens the generation's inline namespace (inside `namespace rmm`).

@@ -31,9 +31,9 @@
 
 namespace {
 
-using cuda_mr  = rmm::mr::cuda_memory_resource;
-using pool_mr  = rmm::mr::pool_memory_resource<cuda_mr>;
-using stats_mr = rmm::mr::statistics_resource_adaptor<cuda_mr>;
+using cuda_mr           = rmm::mr::cuda_memory_resource;
+using pool_mr           = rmm::mr::pool_memory_resource<cuda_mr>;
+using stats_mr          = rmm::mr::statistics_resource_adaptor<cuda_mr>;
 using device_accessible = cuda::mr::device_accessible;
 using host_accessible   = cuda::mr::host_accessible;
 
@@ -50,8 +50,9 @@ static_assert(polyfill::resource_with<rmm::mr::pinned_memory_resource, host_acce
 static_assert(polyfill::async_resource_with<rmm::mr::pinned_memory_resource,
                                             host_accessible,
                                             device_accessible>);
-static_assert(
-  polyfill::async_resource_with<rmm::mr::pinned_host_memory_resource, device_accessible, host_accessible>);
+static_assert(polyfill::async_resource_with<rmm::mr::pinned_host_memory_resource,
+                                            device_accessible,
+                                            host_accessible>);
 // rmm's references are resources of their kind too.
 static_assert(polyfill::async_resource_with<rmm::device_async_resource_ref, device_accessible>);
 static_assert(polyfill::resource_with<rmm::host_resource_ref, host_accessible>);

@@ -14,7 +14,7 @@ void expect_exiting() noexcept
 {
   if (!rmm::process_is_exiting()) {
     std::fputs("process_is_exiting() is false in an exit handler registered before the hook\n",
-                stderr);
+               stderr);
     std::_Exit(1);  // inside exit handlers: report without running them again
   }
 }

@@ -100,12 +100,12 @@ struct counting_resource {
   void* allocate(cuda::stream_ref, std::size_t bytes, std::size_t alignment)
   {
     ++*allocations;
-    return ::operator new(bytes, std::align_val_t{alignment});
+    return ::operator new (bytes, std::align_val_t{alignment});
   }
   void deallocate(cuda::stream_ref, void* p, std::size_t, std::size_t alignment) noexcept
   {
     ++*frees;
-    ::operator delete(p, std::align_val_t{alignment});
+    ::operator delete (p, std::align_val_t{alignment});
   }
   void* allocate_sync(std::size_t bytes, std::size_t alignment)
   {
@@ -130,16 +130,16 @@ TEST(Api2606Mr, ConceptsAndProperties)
   static_assert(cuda::mr::resource_with<mr::cuda_memory_resource, cuda::mr::device_accessible>);
   static_assert(!cuda::mr::resource_with<mr::cuda_memory_resource, cuda::mr::host_accessible>);
   static_assert(cuda::mr::resource_with<mr::managed_memory_resource, cuda::mr::host_accessible>);
-  static_assert(
-    cuda::mr::resource_with<mr::pinned_host_memory_resource, cuda::mr::host_accessible,
-                            cuda::mr::device_accessible>);
+  static_assert(cuda::mr::resource_with<mr::pinned_host_memory_resource,
+                                        cuda::mr::host_accessible,
+                                        cuda::mr::device_accessible>);
   static_assert(cuda::mr::resource_with<mr::pool_memory_resource, cuda::mr::device_accessible>);
   static_assert(std::is_base_of_v<cuda::mr::shared_resource<mr::detail::pool_memory_resource_impl>,
                                   mr::pool_memory_resource>);
   static_assert(std::is_copy_constructible_v<mr::statistics_resource_adaptor>);
-  static_assert(
-    std::is_same_v<decltype(std::declval<mr::pool_memory_resource const&>().get_upstream_resource()),
-                   rmm::device_async_resource_ref>);
+  static_assert(std::is_same_v<
+                decltype(std::declval<mr::pool_memory_resource const&>().get_upstream_resource()),
+                rmm::device_async_resource_ref>);
   mr::cuda_memory_resource cuda;
   static_assert(noexcept(cuda.deallocate(std::declval<cuda::stream_ref>(), nullptr, 0, 256)));
   static_assert(noexcept(cuda.deallocate_sync(nullptr, 0, 256)));
@@ -168,15 +168,15 @@ TEST(Api2606Mr, EveryResourceThroughAnyResource)
   all.emplace_back(mr::tracking_resource_adaptor{cuda});
   all.emplace_back(mr::failure_callback_resource_adaptor<>{
     cuda, [](std::size_t, void*) { return false; }, nullptr});
-  all.emplace_back(mr::callback_memory_resource{
-    [](std::size_t bytes, rmm::cuda_stream_view, void* arg) {
-      return static_cast<any_device*>(arg)->allocate_sync(bytes, 256);
-    },
-    [](void* p, std::size_t bytes, rmm::cuda_stream_view, void* arg) {
-      static_cast<any_device*>(arg)->deallocate_sync(p, bytes, 256);
-    },
-    &all.front(),
-    &all.front()});
+  all.emplace_back(
+    mr::callback_memory_resource{[](std::size_t bytes, rmm::cuda_stream_view, void* arg) {
+                                   return static_cast<any_device*>(arg)->allocate_sync(bytes, 256);
+                                 },
+                                 [](void* p, std::size_t bytes, rmm::cuda_stream_view, void* arg) {
+                                   static_cast<any_device*>(arg)->deallocate_sync(p, bytes, 256);
+                                 },
+                                 &all.front(),
+                                 &all.front()});
   for (auto& res : all) {
     SCOPED_TRACE(res.type().name());
     exercise(res);
@@ -259,7 +259,7 @@ TEST(Api2606Mr, UserUpstreamIsBridgedAndKeptAlive)
     EXPECT_EQ(allocations->load(), 2);
     pool->deallocate(default_stream(), p, 1 << 17, 256);
     // get_upstream_resource refers to the one object that allocates (no copy).
-    auto up = pool->get_upstream_resource();
+    auto up    = pool->get_upstream_resource();
     auto* held = cuda::mr::resource_cast<counting_resource>(&up);
     ASSERT_NE(held, nullptr);
     EXPECT_EQ(held->allocations, allocations);
@@ -278,7 +278,7 @@ TEST(Api2606Mr, PoolStatisticsLimitingAndTrackingIntrospection)
   limit.deallocate(default_stream(), p, 1000, 256);
 
   mr::statistics_resource_adaptor stats{cuda};
-  void* a = stats.allocate(default_stream(), 100, 256);
+  void* a    = stats.allocate(default_stream(), 100, 256);
   auto frame = stats.push_counters();
   EXPECT_EQ(frame.first.value, 100);
   void* b = stats.allocate(default_stream(), 200, 256);
@@ -328,9 +328,7 @@ TEST(Api2606Mr, FailureCallbackRetries)
   mr::limiting_resource_adaptor limit{cuda, 1024};
   int calls = 0;
   mr::failure_callback_resource_adaptor<> retry{
-    limit,
-    [](std::size_t, void* arg) { return ++*static_cast<int*>(arg) < 3; },
-    &calls};
+    limit, [](std::size_t, void* arg) { return ++*static_cast<int*>(arg) < 3; }, &calls};
   EXPECT_THROW((void)retry.allocate(default_stream(), 4096, 256), rmm::out_of_memory);
   EXPECT_EQ(calls, 3);
 }
@@ -416,7 +414,8 @@ TEST(Api2606Mr, BadInputHasClearErrors)
     mr::pool_memory_resource pool{std::move(empty), 1 << 20};
     FAIL() << "an empty upstream was accepted";
   } catch (rmm::logic_error const& e) {
-    EXPECT_NE(std::string{e.what()}.find("pool_memory_resource(upstream"), std::string::npos) << e.what();
+    EXPECT_NE(std::string{e.what()}.find("pool_memory_resource(upstream"), std::string::npos)
+      << e.what();
     EXPECT_NE(std::string{e.what()}.find("empty"), std::string::npos) << e.what();
   }
   any_device given{cuda};
@@ -435,7 +434,8 @@ TEST(Api2606Mr, BadInputHasClearErrors)
     mr::pool_memory_resource pool{cuda, 1 << 20, 1 << 16};
     FAIL() << "maximum < initial was accepted";
   } catch (rmm::logic_error const& e) {
-    EXPECT_NE(std::string{e.what()}.find("exceeds maximum_pool_size"), std::string::npos) << e.what();
+    EXPECT_NE(std::string{e.what()}.find("exceeds maximum_pool_size"), std::string::npos)
+      << e.what();
   }
   EXPECT_THROW(mr::cuda_async_view_memory_resource{cudaMemPool_t{}}, rmm::logic_error);
   EXPECT_THROW(mr::aligned_resource_adaptor(cuda, 3000), rmm::logic_error);

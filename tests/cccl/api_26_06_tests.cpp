@@ -127,16 +127,16 @@ TEST(Api2606ResourceRef, AliasesAreCcclTypes)
   static_assert(std::is_same_v<rmm::host_async_resource_ref,
                                cuda::mr::resource_ref<cuda::mr::host_accessible>>);
   static_assert(
-    std::is_same_v<rmm::host_device_resource_ref,
-                   cuda::mr::synchronous_resource_ref<cuda::mr::host_accessible,
-                                                      cuda::mr::device_accessible>>);
-  static_assert(std::is_same_v<
-                rmm::host_device_async_resource_ref,
-                cuda::mr::resource_ref<cuda::mr::host_accessible, cuda::mr::device_accessible>>);
-  static_assert(std::is_constructible_v<rmm::device_async_resource_ref,
-                                        rmm::host_device_async_resource_ref>);
-  static_assert(!std::is_constructible_v<rmm::host_device_async_resource_ref,
-                                         rmm::device_async_resource_ref>);
+    std::is_same_v<
+      rmm::host_device_resource_ref,
+      cuda::mr::synchronous_resource_ref<cuda::mr::host_accessible, cuda::mr::device_accessible>>);
+  static_assert(
+    std::is_same_v<rmm::host_device_async_resource_ref,
+                   cuda::mr::resource_ref<cuda::mr::host_accessible, cuda::mr::device_accessible>>);
+  static_assert(
+    std::is_constructible_v<rmm::device_async_resource_ref, rmm::host_device_async_resource_ref>);
+  static_assert(
+    !std::is_constructible_v<rmm::host_device_async_resource_ref, rmm::device_async_resource_ref>);
   // A device-only resource is no host resource.
   static_assert(!std::is_constructible_v<rmm::host_async_resource_ref, counting_resource&>);
 }
@@ -225,7 +225,7 @@ TEST(Api2606Errors, InvalidArgumentAndSafeShutdownAssert)
   }
   // Success and the runtime's "unloading" error both pass; the macro evaluates its argument
   // exactly once.
-  int calls = 0;
+  int calls    = 0;
   auto succeed = [&calls] {
     ++calls;
     return cudaSuccess;
@@ -386,8 +386,7 @@ TEST(Api2606DeviceBuffer, AlignmentNotAPowerOfTwoIsInvalidArgument)
       rmm::device_buffer buf{64, bad, stream.view(), user};
       FAIL() << "alignment " << bad << " accepted";
     } catch (rmm::invalid_argument const& e) {
-      EXPECT_NE(std::string{e.what()}.find("alignment " + std::to_string(bad)),
-                std::string::npos)
+      EXPECT_NE(std::string{e.what()}.find("alignment " + std::to_string(bad)), std::string::npos)
         << e.what();
     }
   }
@@ -500,7 +499,7 @@ TEST(Api2606DeviceUvector, ElementsSpansAndReverseIterators)
   cuda::std::span<double> span = vec;
   EXPECT_EQ(span.data(), vec.data());
   EXPECT_EQ(span.size(), 5u);
-  auto const& cvec                  = vec;
+  auto const& cvec                    = vec;
   cuda::std::span<double const> cspan = cvec;
   EXPECT_EQ(cspan.data(), vec.data());
 
@@ -564,7 +563,8 @@ TEST(Api2606DeviceScalar, ValueRoundTrip)
   EXPECT_EQ(scalar.size(), 1u);
   rmm::device_scalar<int> moved{std::move(scalar)};
   EXPECT_EQ(moved.value(stream.view()), 0);
-  EXPECT_THROW((void)scalar.value(stream.view()), rmm::out_of_range);  // NOLINT(bugprone-use-after-move)
+  EXPECT_THROW((void)scalar.value(stream.view()),
+               rmm::out_of_range);  // NOLINT(bugprone-use-after-move)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -635,8 +635,7 @@ TEST(Api2606Thrust, AllocatorDeviceVectorExecPolicy)
     rmm::device_vector<int> vec(100, 0, alloc);
     EXPECT_EQ(user.counts->allocations, 1);
     thrust::fill(rmm::exec_policy(stream.view(), user), vec.begin(), vec.end(), 3);
-    EXPECT_EQ(thrust::reduce(rmm::exec_policy_nosync(stream.view()), vec.begin(), vec.end()),
-              300);
+    EXPECT_EQ(thrust::reduce(rmm::exec_policy_nosync(stream.view()), vec.begin(), vec.end()), 300);
   }
   EXPECT_EQ(user.counts->outstanding_bytes, 0u);
   rmm::mr::thrust_allocator<double> rebound{alloc};
@@ -687,9 +686,8 @@ TEST(Api2606Aligned, Helpers)
   EXPECT_TRUE(rmm::is_aligned(512, 256));
   // Host helpers: the alignment holds, and freeing null is a no-op that calls nothing.
   int frees = 0;
-  void* p   = rmm::detail::aligned_host_allocate(100, 512, [](std::size_t n) {
-    return ::operator new(n);
-  });
+  void* p =
+    rmm::detail::aligned_host_allocate(100, 512, [](std::size_t n) { return ::operator new(n); });
   EXPECT_TRUE(rmm::is_pointer_aligned(p, 512));
   rmm::detail::aligned_host_deallocate(p, 100, 512, [&frees](void* q) {
     ++frees;

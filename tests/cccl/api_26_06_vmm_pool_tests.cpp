@@ -45,8 +45,9 @@ using mr::vmm_pool_options;
 constexpr std::size_t MiB = std::size_t{1} << 20;
 
 static_assert(cuda::mr::resource_with<vmm_pool_memory_resource, cuda::mr::device_accessible>);
-static_assert(std::is_base_of_v<cuda::mr::shared_resource<mr::detail::vmm_pool_memory_resource_impl>,
-                                vmm_pool_memory_resource>);
+static_assert(
+  std::is_base_of_v<cuda::mr::shared_resource<mr::detail::vmm_pool_memory_resource_impl>,
+                    vmm_pool_memory_resource>);
 static_assert(std::is_copy_constructible_v<vmm_pool_memory_resource>);
 static_assert(std::is_nothrow_move_constructible_v<vmm_pool_memory_resource>);
 static_assert(std::is_default_constructible_v<vmm_pool_memory_resource>);
@@ -70,8 +71,8 @@ bool vmm_supported()
   return status == RMM_STATUS_SUCCESS;
 }
 
-#define SKIP_WITHOUT_VMM()                                                                    \
-  do {                                                                                        \
+#define SKIP_WITHOUT_VMM()                                                                   \
+  do {                                                                                       \
     if (!vmm_supported()) { GTEST_SKIP() << "no virtual memory management on this device"; } \
   } while (0)
 
@@ -209,7 +210,7 @@ TEST(Api2606VmmPool, MaximumIsHonouredAndTheErrorNamesTheSize)
 TEST(Api2606VmmPool, BadInputThrowsWithAClearMessage)
 {
   SKIP_WITHOUT_VMM();
-  std::size_t const g = device_granularity();
+  std::size_t const g     = device_granularity();
   auto expect_logic_error = [](auto make, std::vector<std::string> const& words) {
     try {
       make();
@@ -223,20 +224,35 @@ TEST(Api2606VmmPool, BadInputThrowsWithAClearMessage)
   };
   vmm_pool_options bad_granularity = small_reservation();
   bad_granularity.granularity      = g + g / 2;
-  expect_logic_error([&] { vmm_pool_memory_resource p{0, std::nullopt, bad_granularity}; },
-                     {"granularity", std::to_string(g + g / 2), "multiple", std::to_string(g)});
+  expect_logic_error(
+    [&] {
+      vmm_pool_memory_resource p{0, std::nullopt, bad_granularity};
+    },
+    {"granularity", std::to_string(g + g / 2), "multiple", std::to_string(g)});
   vmm_pool_options zero_granularity = small_reservation();
   zero_granularity.granularity      = 0;
-  expect_logic_error([&] { vmm_pool_memory_resource p{0, std::nullopt, zero_granularity}; },
-                     {"granularity is 0"});
-  expect_logic_error([&] { vmm_pool_memory_resource p{0, 0, small_reservation()}; },
-                     {"maximum_pool_size is 0"});
-  expect_logic_error([&] { vmm_pool_memory_resource p{4 * g, 2 * g, small_reservation()}; },
-                     {"initial_pool_size"});
+  expect_logic_error(
+    [&] {
+      vmm_pool_memory_resource p{0, std::nullopt, zero_granularity};
+    },
+    {"granularity is 0"});
+  expect_logic_error(
+    [&] {
+      vmm_pool_memory_resource p{0, 0, small_reservation()};
+    },
+    {"maximum_pool_size is 0"});
+  expect_logic_error(
+    [&] {
+      vmm_pool_memory_resource p{4 * g, 2 * g, small_reservation()};
+    },
+    {"initial_pool_size"});
   vmm_pool_options bad_peer = small_reservation();
   bad_peer.peer_devices     = {rmm::cuda_device_id{999}};
-  expect_logic_error([&] { vmm_pool_memory_resource p{0, std::nullopt, bad_peer}; },
-                     {"peer device 999"});
+  expect_logic_error(
+    [&] {
+      vmm_pool_memory_resource p{0, std::nullopt, bad_peer};
+    },
+    {"peer device 999"});
   // A pointer the pool never handed out: reported on stderr, nothing freed, no crash.
   vmm_pool_memory_resource pool{0, std::nullopt, small_reservation()};
   int local = 0;

@@ -56,9 +56,9 @@ void a_reset_and_free_pool()
 std::uint64_t a_allocate_from_current(std::size_t bytes)
 {
   rmm::mr::device_memory_resource* mr = rmm::mr::get_current_device_resource();
-  void* p = mr->allocate(bytes);
+  void* p                             = mr->allocate(bytes);
   mr->deallocate(p, bytes);
-  auto* handled = dynamic_cast<rmm::mr::detail::handle_resource*>(mr);
+  auto* handled    = dynamic_cast<rmm::mr::detail::handle_resource*>(mr);
   std::uint64_t id = 0;
   if (handled != nullptr) { (void)rmm_resource_id(handled->handle(), &id); }
   return id;

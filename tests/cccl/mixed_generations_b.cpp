@@ -36,7 +36,7 @@ std::uint64_t id_of(rmm::device_async_resource_ref ref)
 TEST(MixedGenerations, Set2502Get2606)
 {
   std::uint64_t const pool_id = a_set_pool_current();
-  auto ref = rmm::mr::get_current_device_resource_ref();
+  auto ref                    = rmm::mr::get_current_device_resource_ref();
   EXPECT_EQ(id_of(ref), pool_id);
   EXPECT_EQ(rmm::mr::get_current_device_resource_ref(), ref);  // one object per entry
   void* p = ref.allocate(cuda::stream_ref{cudaStream_t{}}, 4096, 256);
@@ -54,7 +54,7 @@ TEST(MixedGenerations, Set2606Get2502)
 {
   rmm::mr::cuda_memory_resource cuda;
   rmm::mr::statistics_resource_adaptor stats{cuda};
-  auto previous = rmm::mr::set_current_device_resource(stats);
+  auto previous            = rmm::mr::set_current_device_resource(stats);
   std::uint64_t const seen = a_allocate_from_current(1000);
   EXPECT_EQ(stats.get_allocations_counter().total, 1);
   EXPECT_EQ(stats.get_bytes_counter().peak, 1000);

@@ -41,8 +41,8 @@ constexpr std::size_t MiB = std::size_t{1} << 20;
 
 static_assert(!std::is_copy_constructible_v<stats_mr>);
 static_assert(!std::is_move_constructible_v<rmm::mr::limiting_resource_adaptor<cuda_mr>>);
-static_assert(std::is_base_of_v<rmm::mr::detail::handle_resource,
-                                rmm::mr::tracking_resource_adaptor<cuda_mr>>);
+static_assert(
+  std::is_base_of_v<rmm::mr::detail::handle_resource, rmm::mr::tracking_resource_adaptor<cuda_mr>>);
 
 bool contains(std::string const& haystack, std::string const& needle)
 {
@@ -58,12 +58,14 @@ TEST(Aligned, AlignsAtAndAboveThreshold)
     EXPECT_EQ(mr.resource_name(), "aligned_resource_adaptor");
     std::vector<std::pair<void*, std::size_t>> live;
     for (std::size_t bytes : {std::size_t{1}, KiB, 8 * KiB, 100 * KiB, 3 * MiB}) {
-      void* p = mr.allocate(bytes);
+      void* p         = mr.allocate(bytes);
       auto const want = bytes >= 8 * KiB ? alignment : std::size_t{256};
       EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % want, 0U) << alignment << " " << bytes;
       live.emplace_back(p, bytes);
     }
-    for (auto [p, b] : live) { mr.deallocate(p, b); }
+    for (auto [p, b] : live) {
+      mr.deallocate(p, b);
+    }
   }
 }
 
@@ -124,7 +126,7 @@ TEST(Statistics, CountersPushPop)
   stats_mr mr{&upstream};
   EXPECT_EQ(mr.get_upstream_resource(), &upstream);
   EXPECT_THROW(mr.pop_counters(), std::out_of_range);
-  void* a = mr.allocate(1000);
+  void* a                          = mr.allocate(1000);
   auto [outer_bytes, outer_allocs] = mr.push_counters();
   EXPECT_EQ(outer_bytes.value, 1000);
   EXPECT_EQ(outer_allocs.value, 1);
@@ -163,7 +165,9 @@ TEST(Statistics, ExactUnderEightThreads)
       }
     });
   }
-  for (auto& t : threads) { t.join(); }
+  for (auto& t : threads) {
+    t.join();
+  }
   EXPECT_EQ(mr.get_bytes_counter().value, 0);
   EXPECT_EQ(mr.get_bytes_counter().total, 8 * 200 * 512);
   EXPECT_EQ(mr.get_allocations_counter().total, 8 * 200);
@@ -189,7 +193,9 @@ TEST(Tracking, ListsExactlyOutstanding)
   cuda_mr upstream;
   rmm::mr::tracking_resource_adaptor<cuda_mr> mr{&upstream};
   std::vector<void*> ptrs;
-  for (std::size_t i = 1; i <= 6; ++i) { ptrs.push_back(mr.allocate(i * KiB)); }
+  for (std::size_t i = 1; i <= 6; ++i) {
+    ptrs.push_back(mr.allocate(i * KiB));
+  }
   mr.deallocate(ptrs[0], KiB);
   mr.deallocate(ptrs[2], 3 * KiB);
   auto const& out = mr.get_outstanding_allocations();
@@ -208,7 +214,9 @@ TEST(Tracking, ListsExactlyOutstanding)
   EXPECT_NO_THROW(mr.deallocate(ptrs[1], 7));
   EXPECT_EQ(mr.get_outstanding_allocations().size(), 3U);
   EXPECT_EQ(mr.get_allocated_bytes(), (4 + 5 + 6) * KiB);
-  for (std::size_t i : {3, 4, 5}) { mr.deallocate(ptrs[i], (i + 1) * KiB); }
+  for (std::size_t i : {3, 4, 5}) {
+    mr.deallocate(ptrs[i], (i + 1) * KiB);
+  }
   EXPECT_EQ(mr.get_allocated_bytes(), 0U);
   EXPECT_TRUE(mr.get_outstanding_allocations().empty());
 }
@@ -221,20 +229,30 @@ TEST(Tracking, ForwardsUntrackedPointersAndWrongSizes)
   stats_mr stats{&upstream};
   rmm::mr::tracking_resource_adaptor<stats_mr> mr{&stats};
   std::vector<void*> ptrs;
-  for (int i = 0; i < 3; ++i) { ptrs.push_back(mr.allocate(10 * MiB)); }
+  for (int i = 0; i < 3; ++i) {
+    ptrs.push_back(mr.allocate(10 * MiB));
+  }
   rmm::mr::tracking_resource_adaptor<rmm::mr::tracking_resource_adaptor<stats_mr>> inner{&mr};
-  for (int i = 0; i < 2; ++i) { ptrs.push_back(inner.allocate(10 * MiB)); }
+  for (int i = 0; i < 2; ++i) {
+    ptrs.push_back(inner.allocate(10 * MiB));
+  }
   EXPECT_EQ(mr.get_outstanding_allocations().size(), 5U);
   EXPECT_EQ(inner.get_outstanding_allocations().size(), 2U);
-  for (void* p : ptrs) { EXPECT_NO_THROW(inner.deallocate(p, 10 * MiB)); }
+  for (void* p : ptrs) {
+    EXPECT_NO_THROW(inner.deallocate(p, 10 * MiB));
+  }
   EXPECT_EQ(inner.get_outstanding_allocations().size(), 0U);
   EXPECT_EQ(mr.get_outstanding_allocations().size(), 0U);
   EXPECT_EQ(mr.get_allocated_bytes(), 0U);
   EXPECT_EQ(stats.get_bytes_counter().value, 0);
 
   ptrs.clear();
-  for (int i = 0; i < 3; ++i) { ptrs.push_back(mr.allocate(10 * MiB)); }
-  for (void* p : ptrs) { EXPECT_NO_THROW(mr.deallocate(p, 5 * MiB)); }
+  for (int i = 0; i < 3; ++i) {
+    ptrs.push_back(mr.allocate(10 * MiB));
+  }
+  for (void* p : ptrs) {
+    EXPECT_NO_THROW(mr.deallocate(p, 5 * MiB));
+  }
   EXPECT_EQ(mr.get_outstanding_allocations().size(), 0U);
   EXPECT_EQ(mr.get_allocated_bytes(), 0U);
   EXPECT_EQ(stats.get_allocations_counter().value, 0);
@@ -244,7 +262,7 @@ TEST(Tracking, CapturesStacks)
 {
   cuda_mr upstream;
   rmm::mr::tracking_resource_adaptor<cuda_mr> mr{&upstream, true};
-  void* p = mr.allocate(KiB);
+  void* p         = mr.allocate(KiB);
   auto const& out = mr.get_outstanding_allocations();
   ASSERT_NE(out.at(p).strace, nullptr);
   mr.deallocate(p, KiB);
@@ -378,7 +396,7 @@ TEST(FailureCallback, CatchSetFollowsExceptionType)
     EXPECT_EQ(calls, 2);
   }
   {  // out_of_memory (the default) lets bad_alloc through without calling back.
-    int calls = 0;
+    int calls          = 0;
     bad_alloc_mr.calls = 0;
     rmm::mr::failure_callback_resource_adaptor<base> mr{&bad_alloc_mr, retry_once, &calls};
     EXPECT_THROW((void)mr.allocate(MiB), rmm::bad_alloc);
@@ -397,11 +415,17 @@ TEST(ThreadSafe, ManyThreads)
   for (int t = 0; t < 8; ++t) {
     threads.emplace_back([&mr] {
       std::vector<void*> mine;
-      for (int i = 1; i <= 100; ++i) { mine.push_back(mr.allocate(i * 256)); }
-      for (int i = 1; i <= 100; ++i) { mr.deallocate(mine[i - 1], i * 256); }
+      for (int i = 1; i <= 100; ++i) {
+        mine.push_back(mr.allocate(i * 256));
+      }
+      for (int i = 1; i <= 100; ++i) {
+        mr.deallocate(mine[i - 1], i * 256);
+      }
     });
   }
-  for (auto& t : threads) { t.join(); }
+  for (auto& t : threads) {
+    t.join();
+  }
 }
 
 TEST(Prefetch, AllocatesOverManagedAndDevice)
@@ -439,7 +463,7 @@ TEST(OwningWrapper, OwnsItsUpstreams)
 
   // An owning wrapper of an adaptor over the owning pool.
   auto stats = rmm::mr::make_owning_wrapper<rmm::mr::statistics_resource_adaptor>(pool);
-  void* q = stats->allocate(KiB);
+  void* q    = stats->allocate(KiB);
   EXPECT_EQ(stats->wrapped().get_bytes_counter().value, static_cast<int64_t>(KiB));
   stats->deallocate(q, KiB);
   pool.reset();
@@ -479,9 +503,7 @@ void expect_adaptor_equality()
   EXPECT_FALSE(mr->is_equal(cuda));
   stats_mr stats{&cuda};
   rmm::mr::statistics_resource_adaptor<stats_mr> over_stats{&stats};
-  if constexpr (!std::is_same_v<Adaptor, stats_mr>) {
-    EXPECT_FALSE(mr->is_equal(over_stats));
-  }
+  if constexpr (!std::is_same_v<Adaptor, stats_mr>) { EXPECT_FALSE(mr->is_equal(over_stats)); }
   if constexpr (!std::is_same_v<Adaptor, rmm::mr::aligned_resource_adaptor<cuda_mr>>) {
     rmm::mr::aligned_resource_adaptor<rmm::mr::device_memory_resource> aligned{&cuda};
     EXPECT_FALSE(mr->is_equal(aligned));

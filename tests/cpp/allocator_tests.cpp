@@ -28,8 +28,9 @@ bool device_memory_is_host_accessible()
 using int_adaptor = rmm::mr::stream_allocator_adaptor<rmm::mr::polymorphic_allocator<int>>;
 
 static_assert(std::is_same_v<int_adaptor::value_type, int>);
-static_assert(std::is_same_v<std::allocator_traits<int_adaptor>::rebind_alloc<double>,
-                             rmm::mr::stream_allocator_adaptor<rmm::mr::polymorphic_allocator<double>>>);
+static_assert(
+  std::is_same_v<std::allocator_traits<int_adaptor>::rebind_alloc<double>,
+                 rmm::mr::stream_allocator_adaptor<rmm::mr::polymorphic_allocator<double>>>);
 static_assert(!std::is_default_constructible_v<int_adaptor>);
 
 class allocator : public ::testing::Test {
@@ -64,8 +65,9 @@ TEST_F(allocator, ExplicitResourceAndEquality)
   EXPECT_EQ(mr.outstanding_bytes.load(), 10 * sizeof(double));
   other_type.deallocate(d, 10, rmm::cuda_stream_per_thread);
   EXPECT_EQ(mr.outstanding_bytes.load(), 0U);
-  EXPECT_THROW(rmm::mr::polymorphic_allocator<int>{static_cast<rmm::mr::device_memory_resource*>(nullptr)},
-               rmm::logic_error);
+  EXPECT_THROW(
+    rmm::mr::polymorphic_allocator<int>{static_cast<rmm::mr::device_memory_resource*>(nullptr)},
+    rmm::logic_error);
 }
 
 TEST_F(allocator, AdaptorAllocatesOnStoredStream)

@@ -65,8 +65,8 @@ static_assert(RAPIDS_LOGGER_LOG_LEVEL_TRACE == 0 && RAPIDS_LOGGER_LOG_LEVEL_INFO
               RAPIDS_LOGGER_LOG_LEVEL_OFF == 6);
 static_assert(static_cast<int>(rapids_logger::level_enum::warn) == RAPIDS_LOGGER_LOG_LEVEL_WARN);
 
-static_assert(static_cast<unsigned>(
-                rmm::mr::cuda_async_memory_resource::mempool_usage::hw_decompress) == 0x2);
+static_assert(
+  static_cast<unsigned>(rmm::mr::cuda_async_memory_resource::mempool_usage::hw_decompress) == 0x2);
 
 using stats_mr = rmm::mr::statistics_resource_adaptor<rmm::mr::cuda_memory_resource>;
 

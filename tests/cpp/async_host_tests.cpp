@@ -104,7 +104,8 @@ TEST(CudaAsync, HandleTypeTheDeviceLacksIsALogicError)
 {
   if (!on_host_runtime()) { GTEST_SKIP() << "the host runtime has no exportable pools"; }
   try {
-    async_mr mr{std::size_t{0}, std::nullopt, async_mr::allocation_handle_type::posix_file_descriptor};
+    async_mr mr{
+      std::size_t{0}, std::nullopt, async_mr::allocation_handle_type::posix_file_descriptor};
     FAIL() << "expected rmm::logic_error";
   } catch (rmm::logic_error const& e) {
     EXPECT_NE(std::string{e.what()}.find("posix_file_descriptor"), std::string::npos) << e.what();

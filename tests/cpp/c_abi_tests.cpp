@@ -78,7 +78,7 @@ TEST(ResourceId, DistinctForEqualTwins)
   RMM_OK(rmm_statistics_adaptor_create(cuda, &b));
   bool equal = false;
   RMM_OK(rmm_resource_is_equal(a, b, &equal));
-  EXPECT_TRUE(equal);  // same kind over the same upstream: interchangeable memory...
+  EXPECT_TRUE(equal);             // same kind over the same upstream: interchangeable memory...
   EXPECT_NE(id_of(a), id_of(b));  // ...but two objects
 
   rmm_resource_t other_cuda = nullptr;

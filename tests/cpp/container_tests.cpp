@@ -114,7 +114,10 @@ struct plain_device_resource {
     last_alignment = alignment;
     return upstream->allocate(bytes, stream);
   }
-  void deallocate_async(void* p, std::size_t bytes, std::size_t, rmm::cuda_stream_view stream) noexcept
+  void deallocate_async(void* p,
+                        std::size_t bytes,
+                        std::size_t,
+                        rmm::cuda_stream_view stream) noexcept
   {
     live_bytes -= bytes;
     upstream->deallocate(p, bytes, stream);
@@ -130,8 +133,9 @@ TEST_F(containers, ContainersTakeAnyResourceThroughARef)
 {
   static_assert(std::is_same_v<decltype(std::declval<rmm::device_buffer&>().memory_resource()),
                                rmm::device_async_resource_ref>);
-  static_assert(std::is_same_v<decltype(std::declval<rmm::device_uvector<int>&>().memory_resource()),
-                               rmm::device_async_resource_ref>);
+  static_assert(
+    std::is_same_v<decltype(std::declval<rmm::device_uvector<int>&>().memory_resource()),
+                   rmm::device_async_resource_ref>);
   rmm::mr::cuda_memory_resource cuda;
   plain_device_resource plain{&cuda};
   rmm::device_async_resource_ref ref{plain};
@@ -144,8 +148,9 @@ TEST_F(containers, ContainersTakeAnyResourceThroughARef)
     rmm::device_buffer copy(host.data(), host.size(), stream_, ref);
     rmm::device_buffer copy2(copy, stream_, buf.memory_resource());
     std::vector<char> back(100, 0);
-    ASSERT_EQ(rmm_memcpy_async(back.data(), copy2.data(), 100, rmm::detail::to_c_stream(stream_.value())),
-              RMM_STATUS_SUCCESS);
+    ASSERT_EQ(
+      rmm_memcpy_async(back.data(), copy2.data(), 100, rmm::detail::to_c_stream(stream_.value())),
+      RMM_STATUS_SUCCESS);
     stream_.synchronize();
     EXPECT_EQ(back, host);
     EXPECT_EQ(plain.live_bytes, 300U);
@@ -218,10 +223,9 @@ TEST_F(containers, ThrowingConstructorsGiveBackTheirMemory)
 
   rmm::device_buffer const src(host.data(), host.size(), stream_, &counting);
   EXPECT_THROW(rmm::device_buffer(src, dead_view, &counting), rmm::logic_error);
-  EXPECT_THROW(rmm::device_uvector<int>(rmm::device_uvector<int>(4, stream_, &counting),
-                                        dead_view,
-                                        &counting),
-               rmm::logic_error);
+  EXPECT_THROW(
+    rmm::device_uvector<int>(rmm::device_uvector<int>(4, stream_, &counting), dead_view, &counting),
+    rmm::logic_error);
   EXPECT_THROW(rmm::device_scalar<int>(5, dead_view, &counting), rmm::logic_error);
   stream_.synchronize();
   EXPECT_EQ(counting.outstanding_bytes.load(), src.capacity());
@@ -348,8 +352,8 @@ TEST_F(containers, BufferSetStreamIsUsedForDeallocation)
 TEST_F(containers, BufferWorksOnDefaultAndPerThreadStreams)
 {
   auto const host = pattern(77);
-  for (auto stream : {rmm::cuda_stream_default, rmm::cuda_stream_legacy,
-                      rmm::cuda_stream_per_thread}) {
+  for (auto stream :
+       {rmm::cuda_stream_default, rmm::cuda_stream_legacy, rmm::cuda_stream_per_thread}) {
     rmm::device_buffer buf(host.data(), host.size(), stream);
     EXPECT_EQ(to_host(buf.data(), buf.size(), stream), host);
   }
@@ -474,8 +478,8 @@ TEST_F(containers, UvectorSetElementAndElementRoundTrip)
   EXPECT_EQ(vec.front_element(stream_), 1);
   EXPECT_EQ(vec.back_element(stream_), 82);
   std::vector<int> host(10);
-  ASSERT_EQ(rmm_memcpy_async(host.data(), vec.data(), 10 * sizeof(int),
-                             rmm::detail::to_c_stream(stream_.value())),
+  ASSERT_EQ(rmm_memcpy_async(
+              host.data(), vec.data(), 10 * sizeof(int), rmm::detail::to_c_stream(stream_.value())),
             RMM_STATUS_SUCCESS);
   stream_.synchronize();
   EXPECT_EQ(host, (std::vector<int>{1, 2, 5, 10, 17, 26, 37, 50, 65, 82}));
@@ -502,12 +506,14 @@ TEST_F(containers, UvectorSetElementAsyncAndZero)
 }
 
 template <typename V, typename = void>
-struct can_set_rvalue : std::false_type {};
+struct can_set_rvalue : std::false_type {
+};
 template <typename V>
 struct can_set_rvalue<V,
                       std::void_t<decltype(std::declval<V&>().set_element_async(
                         std::size_t{0}, typename V::value_type{}, rmm::cuda_stream_view{}))>>
-  : std::true_type {};
+  : std::true_type {
+};
 
 TEST_F(containers, UvectorSetElementAsyncRvalueIsDeleted)
 {
@@ -606,7 +612,7 @@ TEST_F(containers, UvectorReleaseReturnsBuffer)
 {
   rmm::device_uvector<std::int16_t> vec(6, stream_);
   vec.set_element(5, std::int16_t{-3}, stream_);
-  void* const ptr          = vec.data();
+  void* const ptr              = vec.data();
   rmm::device_buffer const buf = vec.release();
   EXPECT_EQ(buf.data(), ptr);
   EXPECT_EQ(buf.size(), 12U);
@@ -614,8 +620,10 @@ TEST_F(containers, UvectorReleaseReturnsBuffer)
   EXPECT_EQ(vec.size(), 0U);
   EXPECT_EQ(vec.data(), nullptr);
   std::int16_t last = 0;
-  ASSERT_EQ(rmm_memcpy_async(&last, static_cast<std::int16_t const*>(buf.data()) + 5,
-                             sizeof(last), rmm::detail::to_c_stream(stream_.value())),
+  ASSERT_EQ(rmm_memcpy_async(&last,
+                             static_cast<std::int16_t const*>(buf.data()) + 5,
+                             sizeof(last),
+                             rmm::detail::to_c_stream(stream_.value())),
             RMM_STATUS_SUCCESS);
   stream_.synchronize();
   EXPECT_EQ(last, -3);
@@ -635,12 +643,14 @@ TEST_F(containers, UvectorBool)
 // ---- device_scalar -------------------------------------------------------------------------
 
 template <typename S, typename = void>
-struct can_set_value_rvalue : std::false_type {};
+struct can_set_value_rvalue : std::false_type {
+};
 template <typename S>
 struct can_set_value_rvalue<S,
                             std::void_t<decltype(std::declval<S&>().set_value_async(
                               typename S::value_type{}, rmm::cuda_stream_view{}))>>
-  : std::true_type {};
+  : std::true_type {
+};
 
 TEST_F(containers, ScalarTraits)
 {
@@ -692,9 +702,9 @@ TEST_F(containers, ScalarInitialValueCopyAndMove)
   EXPECT_EQ(cs.data(), ptr);
   // device-side write observed through value()
   double const nine = 9.0;
-  ASSERT_EQ(rmm_memcpy_async(moved.data(), &nine, sizeof(nine),
-                             rmm::detail::to_c_stream(stream_.value())),
-            RMM_STATUS_SUCCESS);
+  ASSERT_EQ(
+    rmm_memcpy_async(moved.data(), &nine, sizeof(nine), rmm::detail::to_c_stream(stream_.value())),
+    RMM_STATUS_SUCCESS);
   EXPECT_EQ(moved.value(stream_), 9.0);
 }
 

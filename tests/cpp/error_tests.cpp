@@ -21,7 +21,8 @@ namespace {
 ::testing::AssertionResult contains(std::string const& haystack, std::string const& needle)
 {
   if (haystack.find(needle) != std::string::npos) { return ::testing::AssertionSuccess(); }
-  return ::testing::AssertionFailure() << '"' << haystack << "\" does not contain \"" << needle << '"';
+  return ::testing::AssertionFailure()
+         << '"' << haystack << "\" does not contain \"" << needle << '"';
 }
 
 TEST(Errors, AbsurdSizeIsOutOfMemoryNamingTheSize)
@@ -95,7 +96,7 @@ TEST(Errors, ExpectsAndFailMacros)
 /// (as a status and message) -> C++ (as an exception).
 void allocate_through_rust(rmm::mr::device_memory_resource* thrower_mr)
 {
-  auto* previous = rmm::mr::set_current_device_resource(thrower_mr);
+  auto* previous        = rmm::mr::set_current_device_resource(thrower_mr);
   rmm_resource_t handle = nullptr;
   rmm_status_t status   = rmm_get_current_device_resource(&handle);
   rmm::mr::set_current_device_resource(previous);

@@ -215,7 +215,7 @@ TEST(LoggerApi, EnvironmentLevels)
 
 TEST(LoggerApi, FileLoggerFlushAndFlushOn)
 {
-  auto env = logger_env();
+  auto env        = logger_env();
   auto const path = rmm_test::temp_log_path("rmm_logger_file");
   {
     std::ofstream{path} << "old content\n";
@@ -238,7 +238,7 @@ TEST(LoggerApi, FileLoggerFlushAndFlushOn)
 
 TEST(LoggerApi, FileSinkTruncateOrAppend)
 {
-  auto env = logger_env();
+  auto env        = logger_env();
   auto const dir  = std::filesystem::temp_directory_path() / "rmm_logger_api_dir";
   auto const path = (dir / "nested" / "sink.log").string();
   std::filesystem::remove_all(dir);
@@ -254,7 +254,8 @@ TEST(LoggerApi, FileSinkTruncateOrAppend)
   }
   EXPECT_EQ(slurp(path), "one\ntwo\n");
   {
-    rmm::logger log{"c", std::vector<rmm::sink_ptr>{std::make_shared<rmm::basic_file_sink_mt>(path, true)}};
+    rmm::logger log{
+      "c", std::vector<rmm::sink_ptr>{std::make_shared<rmm::basic_file_sink_mt>(path, true)}};
     log.set_pattern("%v");
     log.info("three");
   }
@@ -303,8 +304,8 @@ int callback_flushes = 0;
 
 TEST(LoggerApi, CallbackSink)
 {
-  auto env = logger_env();
-  rmm::log_callback_t on_log     = [](int lvl, char const* msg) {
+  auto env                   = logger_env();
+  rmm::log_callback_t on_log = [](int lvl, char const* msg) {
     std::lock_guard<std::mutex> lock{callback_mutex};
     callback_lines.emplace_back(lvl, msg);
   };
@@ -348,8 +349,7 @@ TEST(LoggerApi, PatternFlags)
   rmm::logger log{"pat", os};
   // A fresh sink uses spdlog's default pattern.
   log.info("plain");
-  std::regex const full{
-    R"(\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\] \[pat\] \[info\] plain\n)"};
+  std::regex const full{R"(\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\] \[pat\] \[info\] plain\n)"};
   EXPECT_TRUE(std::regex_match(os.str(), full)) << os.str();
   os.str("");
   log.set_pattern(rmm::default_pattern());

@@ -137,9 +137,8 @@ TEST(LoggingAdaptor, DefaultFileAndErrors)
     EXPECT_NE(std::string{e.what()}.find("/nonexistent-dir-rmm/x.csv"), std::string::npos)
       << e.what();
   }
-  EXPECT_THROW(
-    (rmm::mr::logging_resource_adaptor<rmm::mr::cuda_memory_resource>{nullptr, "x.csv"}),
-    rmm::logic_error);
+  EXPECT_THROW((rmm::mr::logging_resource_adaptor<rmm::mr::cuda_memory_resource>{nullptr, "x.csv"}),
+               rmm::logic_error);
 }
 
 TEST(DebugLogger, LevelIsSettable)

@@ -84,9 +84,9 @@ std::vector<std::string> events_at(std::string const& events, std::uintptr_t add
   std::vector<std::string> out;
   auto const tag = "\"address\":" + std::to_string(address) + ",";
   for (auto at = events.find(tag); at != std::string::npos; at = events.find(tag, at + 1)) {
-    auto const open   = events.rfind('{', at);
-    auto const close  = events.find('}', at);
-    auto const object = events.substr(open, close - open + 1);
+    auto const open    = events.rfind('{', at);
+    auto const close   = events.find('}', at);
+    auto const object  = events.substr(open, close - open + 1);
     auto const size_at = object.find("\"size\":") + 7;
     out.push_back(string_field(object, "action") + ":" +
                   object.substr(size_at, object.find(',', size_at) - size_at));
@@ -99,9 +99,9 @@ class MemoryHistory : public ::testing::Test {
   void SetUp() override
   {
     rmm::memory_history::disable();
-    path_ = std::filesystem::temp_directory_path() /
-            ("rmm_memory_history_" + std::to_string(reinterpret_cast<std::uintptr_t>(this)) +
-             ".json");
+    path_ =
+      std::filesystem::temp_directory_path() /
+      ("rmm_memory_history_" + std::to_string(reinterpret_cast<std::uintptr_t>(this)) + ".json");
   }
   void TearDown() override
   {
@@ -152,7 +152,7 @@ TEST_F(MemoryHistory, DeviceBuffersThroughAPoolAreInTheSnapshot)
   // Each allocation, with its size and address; the free of the second; the failure; the
   // pool's growth (at the new chunk, where the second buffer went).
   std::string const events = events_of(doc);
-  using list = std::vector<std::string>;
+  using list               = std::vector<std::string>;
   EXPECT_EQ(events_at(events, kept_ptr), (list{"allocate:" + std::to_string(kept_size)}));
   auto const at_freed = events_at(events, freed_ptr);
   ASSERT_GE(at_freed.size(), 2U) << events;
@@ -162,8 +162,7 @@ TEST_F(MemoryHistory, DeviceBuffersThroughAPoolAreInTheSnapshot)
   EXPECT_EQ(count(events, "\"action\":\"allocate\""), 2U);
   EXPECT_EQ(count(events, "\"action\":\"free\""), 1U);
   auto const failed = event_with(events, "\"action\":\"allocate_failed\"");
-  EXPECT_NE(failed.find("\"size\":" + std::to_string(64 * MiB) + ","), std::string::npos)
-    << failed;
+  EXPECT_NE(failed.find("\"size\":" + std::to_string(64 * MiB) + ","), std::string::npos) << failed;
   EXPECT_NE(failed.find("\"resource\":\"pool_memory_resource\""), std::string::npos) << failed;
   EXPECT_NE(events.find("\"action\":\"grow\""), std::string::npos);
 
@@ -191,7 +190,7 @@ TEST_F(MemoryHistory, MaxEntriesAndStacks)
     bufs.emplace_back(256 * (i + 1), rmm::cuda_stream_view{}, &pool);
   }
   rmm::memory_history::write_snapshot(path_.string());
-  std::string const doc = read_file(path_);
+  std::string const doc    = read_file(path_);
   std::string const events = events_of(doc);
   // The three newest only.
   EXPECT_EQ(count(events, "\"action\":\"allocate\""), 3U);
@@ -204,8 +203,7 @@ TEST_F(MemoryHistory, MaxEntriesAndStacks)
   // All six live, whatever the ring kept.
   std::string const live = live_of(doc);
   for (int i = 0; i < 6; ++i) {
-    EXPECT_NE(live.find("\"size\":" + std::to_string(256 * (i + 1)) + ","), std::string::npos)
-      << i;
+    EXPECT_NE(live.find("\"size\":" + std::to_string(256 * (i + 1)) + ","), std::string::npos) << i;
   }
 }
 

@@ -66,8 +66,8 @@ TEST_P(mr_test, ZeroBytesGivesNull)
 
 TEST_P(mr_test, ManySizesAreAlignedAndDistinct)
 {
-  std::vector<std::size_t> const sizes{1, 7, 255, 256, 257, 1000, 4096, 65537, 1 << 20,
-                                       (10 << 20) + 3};
+  std::vector<std::size_t> const sizes{
+    1, 7, 255, 256, 257, 1000, 4096, 65537, 1 << 20, (10 << 20) + 3};
   std::vector<void*> ptrs;
   std::vector<std::size_t> served;
   for (auto size : sizes) {
@@ -110,8 +110,8 @@ TEST_P(mr_test, MemsetAndMemcpyRoundTrip)
   for (std::size_t i = 0; i < bytes; ++i) {
     pattern[i] = static_cast<unsigned char>((i * 31 + 7) % 251);
   }
-  rmm::detail::check(rmm_memcpy_async(
-    ptr, pattern.data(), bytes, rmm::detail::to_c_stream(stream.view().value())));
+  rmm::detail::check(
+    rmm_memcpy_async(ptr, pattern.data(), bytes, rmm::detail::to_c_stream(stream.view().value())));
   std::vector<unsigned char> back(bytes, 0);
   rmm_test::copy_to_host(back.data(), ptr, bytes, stream.view());
   EXPECT_EQ(back, pattern);
@@ -134,7 +134,8 @@ TEST_P(mr_test, RandomSequenceHasNoOverlap)
     block b = live[index];
     std::vector<unsigned char> host(b.bytes);
     rmm_test::copy_to_host(host.data(), b.ptr, b.bytes, rmm::cuda_stream_view{});
-    EXPECT_TRUE(std::all_of(host.begin(), host.end(), [&](unsigned char c) { return c == b.value; }))
+    EXPECT_TRUE(
+      std::all_of(host.begin(), host.end(), [&](unsigned char c) { return c == b.value; }))
       << "block of " << b.bytes << " bytes was overwritten";
     mr_->deallocate(b.ptr, b.bytes);
     live.erase(live.begin() + static_cast<std::ptrdiff_t>(index));
@@ -254,7 +255,8 @@ TEST(OldApi, VirtualsStillOverridable)
   rmm::mr::device_memory_resource& base = mr;
   EXPECT_TRUE(base.supports_streams());
   EXPECT_TRUE(base.supports_get_mem_info());
-  EXPECT_EQ(base.get_mem_info(rmm::cuda_stream_view{}), (std::pair<std::size_t, std::size_t>{1, 2}));
+  EXPECT_EQ(base.get_mem_info(rmm::cuda_stream_view{}),
+            (std::pair<std::size_t, std::size_t>{1, 2}));
 }
 
 TEST(HandleResource, CopiesShareTheHandle)

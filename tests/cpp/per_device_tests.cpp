@@ -81,7 +81,8 @@ TEST_F(per_device, InvalidDeviceIdThrowsLogicError)
   int const count = rmm::get_num_cuda_devices();
   ASSERT_GE(count, 1);
   rmm::mr::cuda_memory_resource mine;
-  EXPECT_THROW((void)rmm::mr::get_per_device_resource(rmm::cuda_device_id{count}), rmm::logic_error);
+  EXPECT_THROW((void)rmm::mr::get_per_device_resource(rmm::cuda_device_id{count}),
+               rmm::logic_error);
   EXPECT_THROW((void)rmm::mr::get_per_device_resource(rmm::cuda_device_id{-1}), rmm::logic_error);
   EXPECT_THROW((void)rmm::mr::set_per_device_resource(rmm::cuda_device_id{count}, &mine),
                rmm::logic_error);
@@ -146,8 +147,7 @@ rmm_resource_t make_c_pool()
   rmm_resource_t upstream = nullptr;
   rmm_resource_t pool     = nullptr;
   EXPECT_EQ(rmm_cuda_create(&upstream), RMM_STATUS_SUCCESS);
-  EXPECT_EQ(rmm_pool_create(upstream, 0, 0, &pool), RMM_STATUS_SUCCESS)
-    << rmm_last_error_message();
+  EXPECT_EQ(rmm_pool_create(upstream, 0, 0, &pool), RMM_STATUS_SUCCESS) << rmm_last_error_message();
   EXPECT_EQ(rmm_resource_release(upstream), RMM_STATUS_SUCCESS);
   return pool;
 }
@@ -161,8 +161,7 @@ TEST_F(per_device, PoolSetFromCIsNotTakenForTheInitialResource)
   rmm_resource_t upstream = nullptr;
   rmm_resource_t pool     = nullptr;
   ASSERT_EQ(rmm_cuda_create(&upstream), RMM_STATUS_SUCCESS);
-  ASSERT_EQ(rmm_pool_create(upstream, 0, 0, &pool), RMM_STATUS_SUCCESS)
-    << rmm_last_error_message();
+  ASSERT_EQ(rmm_pool_create(upstream, 0, 0, &pool), RMM_STATUS_SUCCESS) << rmm_last_error_message();
   ASSERT_EQ(rmm_set_current_device_resource(pool, nullptr), RMM_STATUS_SUCCESS);
 
   auto* mr = rmm::mr::get_current_device_resource();
@@ -186,7 +185,7 @@ TEST_F(per_device, PoolSetFromCIsNotTakenForTheInitialResource)
 
   // Resetting hands back the wrapper, and the genuine initial cuda_memory_resource after it.
   EXPECT_EQ(rmm::mr::reset_current_device_resource(), mr);
-  auto* initial = rmm::mr::get_current_device_resource();
+  auto* initial      = rmm::mr::get_current_device_resource();
   auto* initial_cuda = dynamic_cast<rmm::mr::cuda_memory_resource*>(initial);
   ASSERT_NE(initial_cuda, nullptr);
   EXPECT_NE(initial, mr);
@@ -254,7 +253,7 @@ TEST_F(per_device, ConcurrentFirstUseOfCSetEntryAgreesOnOneObject)
 // The initial resource set back from C (untagged) is still the initial object.
 TEST_F(per_device, InitialSetFromCIsStillTheInitialObject)
 {
-  auto* initial = rmm::mr::get_current_device_resource();
+  auto* initial         = rmm::mr::get_current_device_resource();
   rmm_resource_t handle = nullptr;
   ASSERT_EQ(rmm_get_current_device_resource(&handle), RMM_STATUS_SUCCESS);
   rmm::mr::cuda_memory_resource mine;

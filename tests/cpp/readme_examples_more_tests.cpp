@@ -49,7 +49,7 @@ TEST(ReadmeExamples, LoggingResourceAdaptor)
   {
     rmm::mr::cuda_memory_resource upstream;
     rmm::mr::logging_resource_adaptor<rmm::mr::cuda_memory_resource> log_mr{&upstream,
-                                                                           file.string()};
+                                                                            file.string()};
     // Every (de)allocation through log_mr is logged, in CSV.
     void* p = log_mr.allocate(100);
     log_mr.deallocate(p, 100);

@@ -68,8 +68,9 @@ TEST_F(readme, DeviceUvector)
   rmm::cuda_stream_view s{stream};
   rmm::device_uvector<std::int32_t> v(100, s);
   // Stand-in for thrust::uninitialized_fill(..., v.begin(), v.end(), int32_t{0}).
-  ASSERT_EQ(rmm_memset_async(v.begin(), 0, static_cast<std::size_t>(v.end() - v.begin()) *
-                                              sizeof(std::int32_t),
+  ASSERT_EQ(rmm_memset_async(v.begin(),
+                             0,
+                             static_cast<std::size_t>(v.end() - v.begin()) * sizeof(std::int32_t),
                              rmm::detail::to_c_stream(s.value())),
             RMM_STATUS_SUCCESS);
   EXPECT_EQ(v.element(0, s), 0);
@@ -89,9 +90,9 @@ TEST_F(readme, DeviceScalar)
   rmm::device_scalar<std::int32_t> a{s};
   // Stand-in for kernel<<<..., s.value()>>>(a.data()) writing 42.
   std::int32_t const written = 42;
-  ASSERT_EQ(rmm_memcpy_async(a.data(), &written, sizeof(written),
-                             rmm::detail::to_c_stream(s.value())),
-            RMM_STATUS_SUCCESS);
+  ASSERT_EQ(
+    rmm_memcpy_async(a.data(), &written, sizeof(written), rmm::detail::to_c_stream(s.value())),
+    RMM_STATUS_SUCCESS);
   std::int32_t v = a.value(s);  // copies to the host and synchronizes s
   EXPECT_EQ(v, 42);
 }

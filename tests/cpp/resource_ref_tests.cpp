@@ -16,11 +16,14 @@ namespace {
 
 static_assert(std::is_copy_constructible_v<rmm::device_async_resource_ref>);
 static_assert(std::is_trivially_copyable_v<rmm::device_async_resource_ref>);
-static_assert(std::is_convertible_v<rmm::mr::cuda_memory_resource&, rmm::device_async_resource_ref>);
-static_assert(std::is_convertible_v<rmm::mr::cuda_memory_resource*, rmm::device_async_resource_ref>);
+static_assert(
+  std::is_convertible_v<rmm::mr::cuda_memory_resource&, rmm::device_async_resource_ref>);
+static_assert(
+  std::is_convertible_v<rmm::mr::cuda_memory_resource*, rmm::device_async_resource_ref>);
 static_assert(std::is_convertible_v<rmm::mr::device_memory_resource*, rmm::device_resource_ref>);
 static_assert(std::is_convertible_v<rmm::mr::new_delete_resource&, rmm::host_resource_ref>);
-static_assert(!std::is_convertible_v<rmm::mr::new_delete_resource&, rmm::device_async_resource_ref>);
+static_assert(
+  !std::is_convertible_v<rmm::mr::new_delete_resource&, rmm::device_async_resource_ref>);
 static_assert(std::is_convertible_v<rmm::device_async_resource_ref, rmm::device_resource_ref>);
 static_assert(!std::is_convertible_v<rmm::device_resource_ref, rmm::device_async_resource_ref>);
 static_assert(
@@ -33,7 +36,11 @@ static_assert(
 struct duck_resource {
   int id{0};
   int allocations{0};
-  void* allocate(std::size_t bytes, std::size_t) { ++allocations; return ::operator new(bytes); }
+  void* allocate(std::size_t bytes, std::size_t)
+  {
+    ++allocations;
+    return ::operator new(bytes);
+  }
   void deallocate(void* p, std::size_t, std::size_t) noexcept { ::operator delete(p); }
   void* allocate_async(std::size_t bytes, std::size_t alignment, rmm::cuda_stream_view)
   {
@@ -207,7 +214,7 @@ TEST_F(per_device_ref, SetAndResetRoundTrip)
   EXPECT_EQ(rmm::mr::get_current_device_resource_ref(), rmm::device_async_resource_ref{mr});
 
   // C code allocating from the current resource reaches the subclass.
-  void* p = nullptr;
+  void* p                = nullptr;
   rmm_resource_t current = nullptr;
   ASSERT_EQ(rmm_get_current_device_resource(&current), RMM_STATUS_SUCCESS);
   ASSERT_EQ(rmm_allocate(current, 64, &p), RMM_STATUS_SUCCESS);

@@ -133,8 +133,8 @@ TEST_F(fidelity, PageableSourceIsReadBeforeMemcpyAsyncReturns)
     busy(s, ms);
     std::uint32_t x = 0x11111111;
     RMM_OK(rmm_memcpy_async(dst, &x, sizeof x, s));
-    x          = 0x22222222;
-    meaningful = !complete(s);
+    x                 = 0x22222222;
+    meaningful        = !complete(s);
     std::uint32_t got = 0;
     RMM_OK(rmm_memcpy_async(&got, dst, sizeof got, s));
     RMM_OK(rmm_stream_synchronize(s));
@@ -198,7 +198,7 @@ TEST_F(fidelity, DeviceCopiesAndMemsetsAreAsynchronousAndOrdered)
   rmm_stream_t const s    = stream();
   auto* a                 = device(n);
   auto* b                 = device(n);
-  bool asynchronous = false;
+  bool asynchronous       = false;
   for (double ms = 50; ms <= 400 && !asynchronous; ms *= 2) {
     busy(s, ms);
     RMM_OK(rmm_memset_async(a, 1, n, s));

@@ -98,9 +98,9 @@ TEST(cuda_stream, WorkOnStreamCompletesAfterSynchronize)
   }
   rmm::device_buffer buf(host.data(), host.size() * sizeof(int), stream);
   std::vector<int> back(host.size());
-  ASSERT_EQ(rmm_memcpy_async(back.data(), buf.data(), buf.size(),
-                             rmm::detail::to_c_stream(stream.value())),
-            RMM_STATUS_SUCCESS);
+  ASSERT_EQ(
+    rmm_memcpy_async(back.data(), buf.data(), buf.size(), rmm::detail::to_c_stream(stream.value())),
+    RMM_STATUS_SUCCESS);
   stream.synchronize();
   EXPECT_EQ(back, host);
   bool complete = false;
@@ -116,10 +116,7 @@ TEST(cuda_stream_pool, DefaultSizeIs16)
   EXPECT_EQ(rmm::cuda_stream_pool::default_size, 16U);
 }
 
-TEST(cuda_stream_pool, ZeroSizeThrows)
-{
-  EXPECT_THROW(rmm::cuda_stream_pool{0}, rmm::logic_error);
-}
+TEST(cuda_stream_pool, ZeroSizeThrows) { EXPECT_THROW(rmm::cuda_stream_pool{0}, rmm::logic_error); }
 
 TEST(cuda_stream_pool, RoundRobin)
 {
@@ -163,8 +160,8 @@ TEST(cuda_stream_pool, FlagsArePassedOn)
 TEST(cuda_stream_pool, ConcurrentGetStreamIsBalanced)
 {
   rmm::cuda_stream_pool pool{8};
-  constexpr int threads_n   = 8;
-  constexpr int per_thread  = 1000;
+  constexpr int threads_n  = 8;
+  constexpr int per_thread = 1000;
   std::vector<std::vector<rmm::cuda_stream_view>> seen(threads_n);
   std::vector<std::thread> threads;
   for (int t = 0; t < threads_n; ++t) {
@@ -206,8 +203,8 @@ TEST(cuda_stream_pool, StreamsUsableForWork)
   }
   for (auto& b : bufs) {
     std::vector<std::uint8_t> back(b.size());
-    ASSERT_EQ(rmm_memcpy_async(back.data(), b.data(), b.size(),
-                               rmm::detail::to_c_stream(b.stream().value())),
+    ASSERT_EQ(rmm_memcpy_async(
+                back.data(), b.data(), b.size(), rmm::detail::to_c_stream(b.stream().value())),
               RMM_STATUS_SUCCESS);
     b.stream().synchronize();
     EXPECT_EQ(back, host);

@@ -95,8 +95,8 @@ TEST(Pool, ReleaseReturnsFreeChunks)
   cuda_mr cuda;
   rmm_test::counting_resource counting{&cuda};
   rmm::mr::pool_memory_resource<rmm_test::counting_resource> pool{&counting, 0};
-  void* a = pool.allocate(2 * MiB);
-  void* b = pool.allocate(3 * MiB);
+  void* a         = pool.allocate(2 * MiB);
+  void* b         = pool.allocate(3 * MiB);
   auto const size = pool.pool_size();
   EXPECT_GE(size, 5 * MiB);
   EXPECT_EQ(counting.outstanding_bytes.load(), size);
@@ -116,7 +116,7 @@ TEST(Pool, MaximumExceededThrowsOutOfMemoryNamingTheRequest)
 {
   cuda_mr upstream;
   pool_mr pool{&upstream, 0, 2 * MiB};
-  void* a = pool.allocate(MiB);
+  void* a                   = pool.allocate(MiB);
   std::size_t const request = 3 * MiB;
   try {
     (void)pool.allocate(request);

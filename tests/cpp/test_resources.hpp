@@ -110,7 +110,10 @@ inline void* c_style_allocate(std::size_t bytes, rmm::cuda_stream_view stream, v
     static_cast<rmm_resource_t>(arg), bytes, rmm::detail::to_c_stream(stream.value()), &ptr));
   return ptr;
 }
-inline void c_style_deallocate(void* ptr, std::size_t bytes, rmm::cuda_stream_view stream, void* arg)
+inline void c_style_deallocate(void* ptr,
+                               std::size_t bytes,
+                               rmm::cuda_stream_view stream,
+                               void* arg)
 {
   rmm::detail::check(rmm_deallocate_async(
     static_cast<rmm_resource_t>(arg), ptr, bytes, rmm::detail::to_c_stream(stream.value())));

@@ -192,7 +192,8 @@ void deallocate_on(R& res, ::cuda::stream_ref stream, void* ptr, std::size_t byt
 }
 #endif
 
-static_assert(is_async_resource_with<rmm::device_async_resource_ref, ::cuda::mr::device_accessible>);
+static_assert(
+  is_async_resource_with<rmm::device_async_resource_ref, ::cuda::mr::device_accessible>);
 static_assert(is_sync_resource_with<rmm::device_resource_ref, ::cuda::mr::device_accessible>);
 static_assert(is_sync_resource_with<rmm::host_resource_ref, ::cuda::mr::host_accessible>);
 static_assert(!is_sync_resource_with<rmm::host_resource_ref, ::cuda::mr::device_accessible>);

@@ -110,8 +110,8 @@ TEST(Prefetch, ManagedAndPlainMemory)
   mr.deallocate(p, 4096);
   int host_value = 0;
   // Not managed memory: a no-op, not an error.
-  EXPECT_NO_THROW(
-    rmm::prefetch(&host_value, sizeof(host_value), rmm::get_current_cuda_device(), rmm::cuda_stream_view{}));
+  EXPECT_NO_THROW(rmm::prefetch(
+    &host_value, sizeof(host_value), rmm::get_current_cuda_device(), rmm::cuda_stream_view{}));
   EXPECT_NO_THROW(rmm::prefetch(nullptr, 0, rmm::cuda_device_id{0}, rmm::cuda_stream_view{}));
 }
 
@@ -160,7 +160,8 @@ TEST(ErrorMacros, RuntimeMacros)
     EXPECT_TRUE(contains(e.what(), "CUDA error at: ")) << e.what();
     EXPECT_TRUE(contains(e.what(), "utility_more_tests.cpp:")) << e.what();
   }
-  EXPECT_THROW(RMM_CUDA_TRY(::rmm::detail::runtime_out_of_memory, rmm::logic_error), rmm::logic_error);
+  EXPECT_THROW(RMM_CUDA_TRY(::rmm::detail::runtime_out_of_memory, rmm::logic_error),
+               rmm::logic_error);
   try {
     RMM_CUDA_TRY_ALLOC(::rmm::detail::runtime_out_of_memory, 123456789);
     FAIL() << "did not throw";

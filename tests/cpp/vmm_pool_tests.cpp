@@ -32,10 +32,10 @@
 
 // One suite name per generation, so that ctest names the two programs' tests apart.
 #if RMM_API_GENERATION == 2502
-#define VMM_POOL VmmPool2502
+#define VMM_POOL             VmmPool2502
 #define VMM_POOL_WITHOUT_VMM VmmPool2502WithoutVmm
 #else
-#define VMM_POOL VmmPool2510
+#define VMM_POOL             VmmPool2510
 #define VMM_POOL_WITHOUT_VMM VmmPool2510WithoutVmm
 #endif
 
@@ -93,8 +93,8 @@ std::size_t device_granularity()
   return stats.granularity;
 }
 
-#define SKIP_WITHOUT_VMM()                                                                    \
-  do {                                                                                        \
+#define SKIP_WITHOUT_VMM()                                                                   \
+  do {                                                                                       \
     if (!vmm_supported()) { GTEST_SKIP() << "no virtual memory management on this device"; } \
   } while (0)
 
@@ -134,9 +134,10 @@ TEST(VMM_POOL, DeviceBufferAllocatesAndMemsetsFromThePool)
     // A copy on the same resource.
     rmm::device_buffer copy{buf, stream.view(), rmm::device_async_resource_ref{pool}};
     std::vector<unsigned char> host(copy.size());
-    ASSERT_EQ(rmm_memcpy_async(host.data(), copy.data(), copy.size(),
-                               reinterpret_cast<rmm_stream_t>(stream.value())),
-              RMM_STATUS_SUCCESS);
+    ASSERT_EQ(
+      rmm_memcpy_async(
+        host.data(), copy.data(), copy.size(), reinterpret_cast<rmm_stream_t>(stream.value())),
+      RMM_STATUS_SUCCESS);
     stream.synchronize();
     EXPECT_EQ(host.front(), 0x5a);
     EXPECT_EQ(host.back(), 0x5a);
@@ -216,7 +217,7 @@ TEST(VMM_POOL, ReleaseWhileABlockLivesShrinksThePool)
 TEST(VMM_POOL, ReleaseThresholdUnmapsAfterFrees)
 {
   SKIP_WITHOUT_VMM();
-  vmm_pool_options options = small_reservation();
+  vmm_pool_options options  = small_reservation();
   options.release_threshold = 0;
   vmm_pool_memory_resource pool{0, std::nullopt, options};
   std::size_t const g = pool.granularity();
@@ -274,31 +275,54 @@ TEST(VMM_POOL, BadInputThrowsWithAClearMessage)
       }
     }
   };
-  std::size_t const g = device_granularity();
+  std::size_t const g              = device_granularity();
   vmm_pool_options bad_granularity = small_reservation();
   bad_granularity.granularity      = g + g / 2;
-  expect_logic_error([&] { vmm_pool_memory_resource p{0, std::nullopt, bad_granularity}; },
-                     {"vmm_pool_memory_resource", "granularity", std::to_string(g + g / 2),
-                      "multiple", std::to_string(g)});
+  expect_logic_error(
+    [&] {
+      vmm_pool_memory_resource p{0, std::nullopt, bad_granularity};
+    },
+    {"vmm_pool_memory_resource",
+     "granularity",
+     std::to_string(g + g / 2),
+     "multiple",
+     std::to_string(g)});
   vmm_pool_options zero_granularity = small_reservation();
   zero_granularity.granularity      = 0;
-  expect_logic_error([&] { vmm_pool_memory_resource p{0, std::nullopt, zero_granularity}; },
-                     {"granularity is 0", "std::nullopt"});
+  expect_logic_error(
+    [&] {
+      vmm_pool_memory_resource p{0, std::nullopt, zero_granularity};
+    },
+    {"granularity is 0", "std::nullopt"});
   vmm_pool_options zero_reserved;
   zero_reserved.reserved_size = 0;
-  expect_logic_error([&] { vmm_pool_memory_resource p{0, std::nullopt, zero_reserved}; },
-                     {"reserved_size is 0"});
-  expect_logic_error([&] { vmm_pool_memory_resource p{0, 0, small_reservation()}; },
-                     {"maximum_pool_size is 0"});
-  expect_logic_error([&] { vmm_pool_memory_resource p{4 * g, 2 * g, small_reservation()}; },
-                     {"initial_pool_size"});
   expect_logic_error(
-    [&] { vmm_pool_memory_resource p{0, 512 * MiB, small_reservation(256 * MiB)}; },
+    [&] {
+      vmm_pool_memory_resource p{0, std::nullopt, zero_reserved};
+    },
+    {"reserved_size is 0"});
+  expect_logic_error(
+    [&] {
+      vmm_pool_memory_resource p{0, 0, small_reservation()};
+    },
+    {"maximum_pool_size is 0"});
+  expect_logic_error(
+    [&] {
+      vmm_pool_memory_resource p{4 * g, 2 * g, small_reservation()};
+    },
+    {"initial_pool_size"});
+  expect_logic_error(
+    [&] {
+      vmm_pool_memory_resource p{0, 512 * MiB, small_reservation(256 * MiB)};
+    },
     {"reserved_size"});
   vmm_pool_options bad_peer = small_reservation();
   bad_peer.peer_devices     = {rmm::cuda_device_id{999}};
-  expect_logic_error([&] { vmm_pool_memory_resource p{0, std::nullopt, bad_peer}; },
-                     {"peer device 999"});
+  expect_logic_error(
+    [&] {
+      vmm_pool_memory_resource p{0, std::nullopt, bad_peer};
+    },
+    {"peer device 999"});
   // The device itself as a peer is harmless.
   vmm_pool_options self_peer = small_reservation();
   self_peer.peer_devices     = {rmm::get_current_cuda_device()};

@@ -90,15 +90,41 @@ enum kind_id : unsigned {
 };
 
 constexpr std::array<char const*, K_COUNT> kind_names{
-  "cuda",        "managed",          "pinned_host",  "system",          "sam_headroom",
-  "async",       "async_managed",    "async_view",   "callback",        "callback_vtable",
-  "pool",        "vmm_pool",         "vmm_pool_trim", "binning",        "arena",
-  "fixed_size",  "aligned",          "limiting",     "logging",         "statistics",
-  "tracking",    "thread_safe",      "prefetch",     "failure_callback", "shared_pool",
-  "shared_vmm_pool", "shared_arena", "shared_binning", "shared_thread_safe",
+  "cuda",
+  "managed",
+  "pinned_host",
+  "system",
+  "sam_headroom",
+  "async",
+  "async_managed",
+  "async_view",
+  "callback",
+  "callback_vtable",
+  "pool",
+  "vmm_pool",
+  "vmm_pool_trim",
+  "binning",
+  "arena",
+  "fixed_size",
+  "aligned",
+  "limiting",
+  "logging",
+  "statistics",
+  "tracking",
+  "thread_safe",
+  "prefetch",
+  "failure_callback",
+  "shared_pool",
+  "shared_vmm_pool",
+  "shared_arena",
+  "shared_binning",
+  "shared_thread_safe",
 };
 
-bool is_vmm(unsigned k) { return k == K_VMM_POOL || k == K_VMM_POOL_TRIM || k == K_SHARED_VMM_POOL; }
+bool is_vmm(unsigned k)
+{
+  return k == K_VMM_POOL || k == K_VMM_POOL_TRIM || k == K_SHARED_VMM_POOL;
+}
 
 // Per-kind operation counts (each thread keeps its own, merged at the end).
 struct kind_counts {
@@ -145,9 +171,9 @@ std::atomic<std::uint64_t> g_callback_failures{0};
 std::atomic<bool> g_stop{false};
 std::mutex g_print;
 std::array<kind_counts, K_COUNT> g_kinds{};
-std::array<bool, K_COUNT> g_kind_seen{};     // created by at least one thread
-std::set<std::string> g_unsupported;         // kinds the runtime refused as unsupported
-std::set<std::string> g_out_of_memory;       // kinds some thread could not create (memory)
+std::array<bool, K_COUNT> g_kind_seen{};  // created by at least one thread
+std::set<std::string> g_unsupported;      // kinds the runtime refused as unsupported
+std::set<std::string> g_out_of_memory;    // kinds some thread could not create (memory)
 constexpr std::uint64_t max_defect_lines = 200;
 
 void defect(unsigned thread, std::uint64_t step, std::string const& what)
@@ -178,8 +204,8 @@ struct callback_ctx {
 
 void* cb_allocate(std::size_t bytes, rmm_stream_t stream, void* arg)
 {
-  auto* ctx = static_cast<callback_ctx*>(arg);
-  void* p   = nullptr;
+  auto* ctx             = static_cast<callback_ctx*>(arg);
+  void* p               = nullptr;
   rmm_status_t const st = rmm_allocate_async(ctx->upstream, bytes, stream, &p);
   if (st != RMM_STATUS_SUCCESS) {
     t_upstream_refused = st == RMM_STATUS_OUT_OF_MEMORY || st == RMM_STATUS_BAD_ALLOC;
@@ -260,10 +286,9 @@ struct snapshot {
   rmm_vmm_pool_stats vmm{};
   bool operator==(snapshot const& o) const
   {
-    return std::memcmp(&stats, &o.stats, sizeof stats) == 0 &&
-           tracked_bytes == o.tracked_bytes && tracked_count == o.tracked_count &&
-           limited_bytes == o.limited_bytes && pool.pool_size == o.pool.pool_size &&
-           pool.free_block_count == o.pool.free_block_count &&
+    return std::memcmp(&stats, &o.stats, sizeof stats) == 0 && tracked_bytes == o.tracked_bytes &&
+           tracked_count == o.tracked_count && limited_bytes == o.limited_bytes &&
+           pool.pool_size == o.pool.pool_size && pool.free_block_count == o.pool.free_block_count &&
            vmm.pool_size == o.vmm.pool_size && vmm.bytes_free == o.vmm.bytes_free &&
            vmm.free_block_count == o.vmm.free_block_count;
   }
@@ -379,8 +404,10 @@ class worker {
   }
 
   // `what` and `name` make the message only when the call failed.
-  bool check_ok(rmm_status_t st, char const* what, char const* name = nullptr,
-                unsigned kind = K_NONE)
+  bool check_ok(rmm_status_t st,
+                char const* what,
+                char const* name = nullptr,
+                unsigned kind    = K_NONE)
   {
     if (st != RMM_STATUS_SUCCESS) {
       std::string m{what};
@@ -415,7 +442,8 @@ class worker {
     if (h != nullptr && g_opt.enabled[kind]) { resources_.push_back({kind, h, max_bytes, true}); }
   }
 
-  static rmm_vmm_pool_options vmm_options(std::size_t reserve, std::size_t maximum,
+  static rmm_vmm_pool_options vmm_options(std::size_t reserve,
+                                          std::size_t maximum,
                                           std::size_t threshold)
   {
     rmm_vmm_pool_options o{};
@@ -444,7 +472,7 @@ class worker {
     add(K_ASYNC, own(rmm_async_create(&initial, &threshold, 0, &h), h, K_ASYNC));
     add(K_ASYNC_MANAGED, own(rmm_async_managed_create(&h), h, K_ASYNC_MANAGED));
     {
-      void* default_pool = nullptr;
+      void* default_pool    = nullptr;
       rmm_status_t const st = rmm_device_default_mem_pool(0, &default_pool);
       if (st == RMM_STATUS_UNSUPPORTED) {
         unsupported_.insert(kind_names[K_ASYNC_VIEW]);
@@ -478,7 +506,7 @@ class worker {
       auto const o = vmm_options(g_opt.vmm_reserve, 128 << 20, SIZE_MAX);
       vmm_         = own(rmm_vmm_pool_create(&o, &h), h, K_VMM_POOL);
       add(K_VMM_POOL, vmm_, 16 << 20);
-      vmm_max_ = o.maximum_pool_size;
+      vmm_max_     = o.maximum_pool_size;
       auto const t = vmm_options(g_opt.vmm_reserve, 64 << 20, 8 << 20);
       vmm_trim_    = own(rmm_vmm_pool_create(&t, &h), h, K_VMM_POOL_TRIM);
       add(K_VMM_POOL_TRIM, vmm_trim_, 16 << 20);
@@ -486,7 +514,8 @@ class worker {
     if (cuda_ != nullptr) {
       arena_ = own(rmm_arena_create(cuda_, 64 << 20, false, &h), h, K_ARENA);
       add(K_ARENA, arena_, 4 << 20);
-      add(K_FIXED_SIZE, own(rmm_fixed_size_create(cuda_, 64 << 10, 4, &h), h, K_FIXED_SIZE),
+      add(K_FIXED_SIZE,
+          own(rmm_fixed_size_create(cuda_, 64 << 10, 4, &h), h, K_FIXED_SIZE),
           64 << 10);
       add(K_ALIGNED, own(rmm_aligned_adaptor_create(cuda_, 4096, 1024, &h), h, K_ALIGNED));
     }
@@ -501,8 +530,8 @@ class worker {
       add(K_STATISTICS, stats_, 16 << 20);
       tracking_ = own(rmm_tracking_adaptor_create(pool_, false, &h), h, K_TRACKING);
       add(K_TRACKING, tracking_, 16 << 20);
-      add(K_THREAD_SAFE, own(rmm_thread_safe_adaptor_create(pool_, &h), h, K_THREAD_SAFE),
-          16 << 20);
+      add(
+        K_THREAD_SAFE, own(rmm_thread_safe_adaptor_create(pool_, &h), h, K_THREAD_SAFE), 16 << 20);
       add(K_FAILURE_CALLBACK,
           own(rmm_failure_callback_adaptor_create(pool_, never_retry, nullptr, &h),
               h,
@@ -518,11 +547,21 @@ class worker {
   {
     std::size_t n = 0;
     switch (pick(8)) {
-      case 0: n = 0; break;
-      case 1: n = 1 + pick(16); break;
-      case 2: n = 1 + pick(64 << 10); break;
-      case 3: n = 1 + pick(4 << 20); break;
-      default: n = 1 + pick(4096); break;
+      case 0:
+        n = 0;
+        break;
+      case 1:
+        n = 1 + pick(16);
+        break;
+      case 2:
+        n = 1 + pick(64 << 10);
+        break;
+      case 3:
+        n = 1 + pick(4 << 20);
+        break;
+      default:
+        n = 1 + pick(4096);
+        break;
     }
     if (max_bytes != 0 && n > max_bytes) { n = max_bytes; }
     return n;
@@ -531,16 +570,16 @@ class worker {
   void allocate()
   {
     if (resources_.empty()) { return; }
-    std::size_t const ri = pick(resources_.size());
-    auto const& r        = resources_[ri];
-    auto& c              = counts_[r.kind];
-    std::size_t const n  = random_size(r.max_bytes);
-    std::size_t const si = pick(streams_.size());
-    rmm_stream_t const s = streams_[si];
-    void* p              = nullptr;
-    t_upstream_refused   = false;
+    std::size_t const ri  = pick(resources_.size());
+    auto const& r         = resources_[ri];
+    auto& c               = counts_[r.kind];
+    std::size_t const n   = random_size(r.max_bytes);
+    std::size_t const si  = pick(streams_.size());
+    rmm_stream_t const s  = streams_[si];
+    void* p               = nullptr;
+    t_upstream_refused    = false;
     rmm_status_t const st = rmm_allocate_async(r.handle, n, s, &p);
-    bool const callback = r.kind == K_CALLBACK || r.kind == K_CALLBACK_VTABLE;
+    bool const callback   = r.kind == K_CALLBACK || r.kind == K_CALLBACK_VTABLE;
     if (st == RMM_STATUS_OUT_OF_MEMORY || st == RMM_STATUS_BAD_ALLOC ||
         (callback && t_upstream_refused && st == RMM_STATUS_CALLBACK_FAILED)) {
       ++c.refused;
@@ -577,15 +616,21 @@ class worker {
     auto* dst           = static_cast<unsigned char*>(staging_) + slot * 2 * check_bytes;
     unsigned const kind = resources_[l.res].kind;
     if (l.bytes <= 2 * check_bytes) {
-      check_ok(rmm_memcpy_async(dst, l.ptr, l.bytes, l.stream), "memcpy_async (check)",
-               kind_names[kind], kind);
+      check_ok(rmm_memcpy_async(dst, l.ptr, l.bytes, l.stream),
+               "memcpy_async (check)",
+               kind_names[kind],
+               kind);
       return {slot, l.bytes, kind, l.pattern};
     }
     auto const* tail = static_cast<char const*>(l.ptr) + (l.bytes - check_bytes);
-    check_ok(rmm_memcpy_async(dst, l.ptr, check_bytes, l.stream), "memcpy_async (check)",
-             kind_names[kind], kind);
+    check_ok(rmm_memcpy_async(dst, l.ptr, check_bytes, l.stream),
+             "memcpy_async (check)",
+             kind_names[kind],
+             kind);
     check_ok(rmm_memcpy_async(dst + check_bytes, tail, check_bytes, l.stream),
-             "memcpy_async (check)", kind_names[kind], kind);
+             "memcpy_async (check)",
+             kind_names[kind],
+             kind);
     return {slot, 2 * check_bytes, kind, l.pattern};
   }
 
@@ -636,7 +681,9 @@ class worker {
       dirty_[stream_index(l.stream)] = true;
     }
     check_ok(rmm_deallocate_async(resources_[l.res].handle, l.ptr, l.bytes, l.stream),
-             "deallocate_async", kind_names[kind], kind);
+             "deallocate_async",
+             kind_names[kind],
+             kind);
     ++counts_[kind].frees;
     if ((kind == K_CALLBACK || kind == K_CALLBACK_VTABLE) &&
         g_callback_failures.load(std::memory_order_relaxed) != failures) {
@@ -658,8 +705,8 @@ class worker {
 
   // Checks what rmm_vmm_pool_get_stats says of `h`; `quiet`: this thread alone uses it, so
   // the fields agree with each other and with the live ranges.
-  bool vmm_stats(rmm_resource_t h, unsigned kind, bool quiet, std::size_t maximum,
-                 rmm_vmm_pool_stats& s)
+  bool vmm_stats(
+    rmm_resource_t h, unsigned kind, bool quiet, std::size_t maximum, rmm_vmm_pool_stats& s)
   {
     ++counts_[kind].stats_calls;
     if (!check_ok(rmm_vmm_pool_get_stats(h, &s), "vmm_pool_get_stats", kind_names[kind], kind)) {
@@ -714,7 +761,7 @@ class worker {
     rmm_vmm_pool_stats before{}, after{};
     if (quiet && !vmm_stats(h, kind, true, maximum, before)) { return; }
     std::size_t released = 0;
-    bool const reported   = pick(4) != 0;  // else `released` NULL (nullable)
+    bool const reported  = pick(4) != 0;  // else `released` NULL (nullable)
     rmm_status_t const st =
       reported ? rmm_vmm_pool_release(h, &released) : rmm_vmm_pool_release(h, nullptr);
     if (!check_ok(st, "vmm_pool_release", kind_names[kind], kind)) { return; }
@@ -723,13 +770,15 @@ class worker {
     if (!quiet) { return; }
     if (!vmm_stats(h, kind, true, maximum, after)) { return; }
     if (released % after.granularity != 0 || released > before.pool_size) {
-      fail(kind, std::string{kind_names[kind]} + ": vmm_pool_release reported " +
-                   std::to_string(released) + " bytes (not whole granules of the pool)");
+      fail(kind,
+           std::string{kind_names[kind]} + ": vmm_pool_release reported " +
+             std::to_string(released) + " bytes (not whole granules of the pool)");
     } else if (reported ? after.pool_size != before.pool_size - released
                         : after.pool_size > before.pool_size) {
-      fail(kind, std::string{kind_names[kind]} + ": vmm_pool_release reported " +
-                   std::to_string(released) + " bytes, the pool went from " +
-                   std::to_string(before.pool_size) + " to " + std::to_string(after.pool_size));
+      fail(kind,
+           std::string{kind_names[kind]} + ": vmm_pool_release reported " +
+             std::to_string(released) + " bytes, the pool went from " +
+             std::to_string(before.pool_size) + " to " + std::to_string(after.pool_size));
     }
   }
 
@@ -784,7 +833,7 @@ class worker {
     std::array<void*, 4> p{};
     std::array<std::size_t, 4> n{};
     for (std::size_t i = 0; i < p.size(); ++i) {
-      n[i] = 1 + pick(2 * g);
+      n[i]                 = 1 + pick(2 * g);
       rmm_status_t const a = rmm_allocate_async(h, n[i], s, &p[i]);
       if (a == RMM_STATUS_OUT_OF_MEMORY || a == RMM_STATUS_BAD_ALLOC) {
         p[i] = nullptr;
@@ -798,18 +847,22 @@ class worker {
     }
     for (std::size_t i = 0; i < p.size(); ++i) {
       if (p[i] != nullptr) {
-        check_ok(rmm_deallocate_async(h, p[i], n[i], s), "deallocate_async (short-lived vmm pool)",
-                 nullptr, K_VMM_POOL);
+        check_ok(rmm_deallocate_async(h, p[i], n[i], s),
+                 "deallocate_async (short-lived vmm pool)",
+                 nullptr,
+                 K_VMM_POOL);
       }
     }
     std::size_t released = 0;
-    check_ok(rmm_vmm_pool_release(h, &released), "vmm_pool_release (short-lived)", nullptr,
-             K_VMM_POOL);
+    check_ok(
+      rmm_vmm_pool_release(h, &released), "vmm_pool_release (short-lived)", nullptr, K_VMM_POOL);
     rmm_vmm_pool_stats after{};
     if (check_ok(rmm_vmm_pool_get_stats(h, &after), "vmm_pool_get_stats (short-lived)") &&
         (after.pool_size != 0 || after.bytes_free != 0)) {
-      fail(K_VMM_POOL, "short-lived vmm pool: memory still mapped after everything was freed "
-                       "and released (pool " + std::to_string(after.pool_size) + " bytes)");
+      fail(K_VMM_POOL,
+           "short-lived vmm pool: memory still mapped after everything was freed "
+           "and released (pool " +
+             std::to_string(after.pool_size) + " bytes)");
     }
     check_ok(rmm_resource_release(h), "release (short-lived vmm pool)");
   }
@@ -858,7 +911,7 @@ class worker {
     rmm_vmm_pool_stats s{};
     std::size_t released = 0;
     rmm_resource_t h{};
-    int local = 0;
+    int local     = 0;
     auto* foreign = reinterpret_cast<rmm_resource_t>(&local);
     // Wrong handles: NULL, foreign, other kinds.
     expect_error(rmm_vmm_pool_get_stats(nullptr, &s), "vmm_pool_get_stats(NULL handle)");
@@ -897,7 +950,7 @@ class worker {
     if (rmm_vmm_pool_get_stats(vmm_, &ref) != RMM_STATUS_SUCCESS || ref.granularity == 0) {
       return;
     }
-    std::size_t const g = ref.granularity;
+    std::size_t const g    = ref.granularity;
     rmm_vmm_pool_options o = vmm_options(16 * g, 0, SIZE_MAX);
     expect_error(rmm_vmm_pool_create(&o, nullptr), "vmm_pool_create(NULL out)");
     auto bad = [&](char const* what, auto&& change) {
@@ -1006,11 +1059,10 @@ class worker {
         what    = "free of an interior pointer";
         live* l = tracked_live();
         if (l == nullptr || l->bytes < 1024) { break; }
-        expect_error(rmm_deallocate_async(resources_[l->res].handle,
-                                          static_cast<char*>(l->ptr) + 256,
-                                          l->bytes - 256,
-                                          l->stream),
-                     what);
+        expect_error(
+          rmm_deallocate_async(
+            resources_[l->res].handle, static_cast<char*>(l->ptr) + 256, l->bytes - 256, l->stream),
+          what);
         break;
       }
       case 7: {
@@ -1078,7 +1130,8 @@ class worker {
       case 14:
         what = "NULL out-pointers";
         expect_error(rmm_pool_get_stats(pool_, nullptr), "pool_get_stats(NULL)");
-        expect_error(rmm_tracking_adaptor_get_allocated_bytes(tracking_, nullptr), "tracking(NULL)");
+        expect_error(rmm_tracking_adaptor_get_allocated_bytes(tracking_, nullptr),
+                     "tracking(NULL)");
         expect_error(rmm_stream_query(streams_[0], nullptr), "stream_query(NULL)");
         expect_error(rmm_cuda_create(nullptr), "cuda_create(NULL)");
         expect_error(rmm_resource_id(cuda_, nullptr), "resource_id(NULL)");
@@ -1088,7 +1141,8 @@ class worker {
           char name[8];
           expect_error(rmm_device_get_name(nullptr, sizeof name, 0), "device_get_name(NULL)");
           expect_error(rmm_device_get_name(name, 0, 0), "device_get_name with no room");
-          expect_error(rmm_device_get_name(name, sizeof name, 1 << 20), "device_get_name(bad device)");
+          expect_error(rmm_device_get_name(name, sizeof name, 1 << 20),
+                       "device_get_name(bad device)");
           // A good call with a random room: NUL-terminated within it (a host buffer: the
           // name is host data).
           std::size_t const room = 1 + pick(sizeof name);
@@ -1117,7 +1171,8 @@ class worker {
       case 17:
         what = "NULL copy and fill pointers";
         expect_error(rmm_memcpy_async(nullptr, scratch_, 4, RMM_STREAM_DEFAULT), "memcpy to NULL");
-        expect_error(rmm_memcpy_async(scratch_, nullptr, 4, RMM_STREAM_DEFAULT), "memcpy from NULL");
+        expect_error(rmm_memcpy_async(scratch_, nullptr, 4, RMM_STREAM_DEFAULT),
+                     "memcpy from NULL");
         expect_error(rmm_memset_async(nullptr, 0, 4, RMM_STREAM_DEFAULT), "memset NULL");
         break;
       case 18:
@@ -1209,8 +1264,8 @@ bool parse_kinds(std::string const& list)
     std::size_t const end = std::min(list.find(',', start), list.size());
     std::string const k   = list.substr(start, end - start);
     if (!k.empty()) {
-      auto const it = std::find_if(kind_names.begin(), kind_names.end(),
-                                   [&](char const* n) { return k == n; });
+      auto const it =
+        std::find_if(kind_names.begin(), kind_names.end(), [&](char const* n) { return k == n; });
       if (it == kind_names.end()) {
         std::fprintf(stderr, "unknown kind %s; kinds:", k.c_str());
         for (auto const* n : kind_names) {
@@ -1278,8 +1333,8 @@ int main(int argc, char** argv)
   (void)rmm_device_get_name(device, sizeof device, 0);
   bool pageable = false;
   (void)rmm_device_supports_pageable_memory(0, &pageable);
-  std::string budget = g_opt.forever ? std::string{"until killed"}
-                                     : std::to_string(g_opt.seconds) + " s";
+  std::string budget =
+    g_opt.forever ? std::string{"until killed"} : std::to_string(g_opt.seconds) + " s";
   if (g_opt.max_ops != 0) { budget += ", at most " + std::to_string(g_opt.max_ops) + " ops"; }
   std::printf("rmm_fuzz_c_abi: seed %" PRIu64 ", %u threads, %s, check batch %zu\n",
               g_opt.seed,
@@ -1311,9 +1366,9 @@ int main(int argc, char** argv)
   {
     rmm_vmm_pool_options o{};
     (void)rmm_vmm_pool_options_init(&o);
-    o.reserved_size        = 4 * g_opt.vmm_reserve;
-    o.maximum_pool_size    = std::size_t{1} << 30;
-    rmm_status_t const st  = rmm_vmm_pool_create(&o, &vmm);
+    o.reserved_size       = 4 * g_opt.vmm_reserve;
+    o.maximum_pool_size   = std::size_t{1} << 30;
+    rmm_status_t const st = rmm_vmm_pool_create(&o, &vmm);
     if (st == RMM_STATUS_UNSUPPORTED) {
       vmm = nullptr;
       g_unsupported.insert("shared_vmm_pool");
@@ -1377,8 +1432,9 @@ int main(int argc, char** argv)
   }
 
   std::uint64_t const ops = total_ops(threads);
-  std::printf("rmm_fuzz_c_abi: per kind (allocs, frees, refused by limits, defects; vmm pools: "
-              "releases, bytes released, get_stats calls, short-lived pools)\n");
+  std::printf(
+    "rmm_fuzz_c_abi: per kind (allocs, frees, refused by limits, defects; vmm pools: "
+    "releases, bytes released, get_stats calls, short-lived pools)\n");
   for (unsigned k = 0; k < K_COUNT; ++k) {
     auto const& c = g_kinds[k];
     if (!g_kind_seen[k] && c.allocs == 0 && c.churns == 0) { continue; }

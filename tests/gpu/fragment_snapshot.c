@@ -23,12 +23,12 @@
 
 #include <rmm/rmm.h>
 
-#define RK(x)                                                                              \
-  do {                                                                                     \
-    if ((x) != RMM_STATUS_SUCCESS) {                                                       \
+#define RK(x)                                                                               \
+  do {                                                                                      \
+    if ((x) != RMM_STATUS_SUCCESS) {                                                        \
       fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, rmm_last_error_message()); \
-      exit(2);                                                                             \
-    }                                                                                      \
+      exit(2);                                                                              \
+    }                                                                                       \
   } while (0)
 
 #define MIB ((size_t)1 << 20)
@@ -61,7 +61,9 @@ int main(int argc, char** argv)
   for (int r = 0; r < 3; ++r) {
     void* blocks[12];
     size_t const size = rounds[r][0], n = rounds[r][1];
-    for (size_t i = 0; i < n; ++i) { RK(rmm_allocate(mr, size, &blocks[i])); }
+    for (size_t i = 0; i < n; ++i) {
+      RK(rmm_allocate(mr, size, &blocks[i]));
+    }
     for (size_t i = 0; i < n; ++i) {
       if (i % 4 == 0) {
         kept[nkept]        = blocks[i];
@@ -80,15 +82,22 @@ int main(int argc, char** argv)
   } else {
     RK(rmm_limiting_adaptor_get_allocated_bytes(limit, &held));
   }
-  size_t const large = 24 * MIB;
-  void* p            = NULL;
+  size_t const large   = 24 * MIB;
+  void* p              = NULL;
   rmm_status_t const s = rmm_allocate(mr, large, &p);
   printf("%s: %zu survivors (%zu MiB) in %zu MiB held, %zu MiB free; allocate(%zu MiB): %s\n",
-         kind, nkept, kept_bytes / MIB, held / MIB, (held - kept_bytes) / MIB, large / MIB,
+         kind,
+         nkept,
+         kept_bytes / MIB,
+         held / MIB,
+         (held - kept_bytes) / MIB,
+         large / MIB,
          s == RMM_STATUS_SUCCESS ? "served" : rmm_last_error_message());
   if (snapshot != NULL) { RK(rmm_snapshot_write(snapshot)); }
   if (s == RMM_STATUS_SUCCESS) { RK(rmm_deallocate(mr, p, large)); }
-  for (size_t i = 0; i < nkept; ++i) { RK(rmm_deallocate(mr, kept[i], kept_size[i])); }
+  for (size_t i = 0; i < nkept; ++i) {
+    RK(rmm_deallocate(mr, kept[i], kept_size[i]));
+  }
   RK(rmm_resource_release(mr));
   RK(rmm_resource_release(limit));
   RK(rmm_resource_release(cuda));

@@ -14,39 +14,45 @@
 #include <cstdlib>
 #include <string>
 
-#define CHECK(x)                                                                      \
-  do {                                                                                \
-    cudaError_t e_ = (x);                                                             \
-    if (e_ != cudaSuccess) {                                                          \
+#define CHECK(x)                                                                              \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
       std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(2);                                                                   \
-    }                                                                                 \
+      std::exit(2);                                                                           \
+    }                                                                                         \
   } while (0)
 
-__global__ void fill(unsigned* p, size_t n, unsigned v) {
+__global__ void fill(unsigned* p, size_t n, unsigned v)
+{
   for (size_t j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x)
     p[j] = v + unsigned(j % 7);
 }
-__global__ void combine(const unsigned* a, const unsigned* b, unsigned* c, size_t n) {
+__global__ void combine(const unsigned* a, const unsigned* b, unsigned* c, size_t n)
+{
   for (size_t j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x)
     c[j] = 2 * a[j] + b[j];
 }
-__global__ void reduce(const unsigned* c, size_t n, unsigned long long* out) {
+__global__ void reduce(const unsigned* c, size_t n, unsigned long long* out)
+{
   unsigned long long s = 0;
   for (size_t j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x)
     s += c[j];
   atomicAdd(out, s);
 }
 
-static unsigned long long mod7_sum(size_t n) {  // sum of j % 7 for j < n
+static unsigned long long mod7_sum(size_t n)
+{  // sum of j % 7 for j < n
   return (n / 7) * 21ull + ((n % 7) * ((n % 7) - 1)) / 2;
 }
 
-__global__ void touch(unsigned* p, size_t n, unsigned v) {
+__global__ void touch(unsigned* p, size_t n, unsigned v)
+{
   for (size_t j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x)
     p[j] = v + unsigned(j % 7);
 }
-__global__ void sum_heads(unsigned* const* heads, int count, size_t n, unsigned long long* out) {
+__global__ void sum_heads(unsigned* const* heads, int count, size_t n, unsigned long long* out)
+{
   unsigned long long s = 0;
   for (int k = 0; k < count; k++)
     for (size_t j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x)
@@ -54,7 +60,8 @@ __global__ void sum_heads(unsigned* const* heads, int count, size_t n, unsigned 
   atomicAdd(out, s);
 }
 
-static int alloc_bound(int iters) {
+static int alloc_bound(int iters)
+{
   const int warmup = 20, count = 8;
   const size_t head = 4096;
   unsigned long long* acc;
@@ -81,29 +88,33 @@ static int alloc_bound(int iters) {
     }
     sum_heads<<<16, 256>>>(heads, count, head, acc);
     CHECK(cudaGetLastError());
-    for (int k = 0; k < count; k++) CHECK(cudaFree(heads[k]));
+    for (int k = 0; k < count; k++)
+      CHECK(cudaFree(heads[k]));
     // Without any free's implicit synchronization the host must not overwrite a table
     // half a queued kernel still reads: wait for the iteration before the previous one.
     if (i % 2 == 1) CHECK(cudaStreamSynchronize(0));
   }
   CHECK(cudaDeviceSynchronize());
-  double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  double us =
+    std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
   unsigned long long got = 0;
   CHECK(cudaMemcpy(&got, acc, sizeof got, cudaMemcpyDeviceToHost));
   // The warm-up iterations count in the accumulator as well.
   int bad = got != want;
-  std::printf("iterations %d bad %d us_per_iter %.2f checksum %016llx\n", iters, bad, us / iters, got);
+  std::printf(
+    "iterations %d bad %d us_per_iter %.2f checksum %016llx\n", iters, bad, us / iters, got);
   CHECK(cudaFree(acc));
   CHECK(cudaFreeHost(table));
   return bad;
 }
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv)
+{
   int iters = argc > 1 ? std::atoi(argv[1]) : 1000;
   if (argc > 2 && std::string(argv[2]) == "alloc") return alloc_bound(iters);
-  const int warmup = 20;
+  const int warmup            = 20;
   unsigned long long checksum = 0;
-  int bad = 0;
+  int bad                     = 0;
   std::chrono::steady_clock::time_point t0;
   for (int i = 0; i < warmup + iters; i++) {
     if (i == warmup) {
@@ -134,8 +145,9 @@ int main(int argc, char** argv) {
     CHECK(cudaFree(out));
   }
   CHECK(cudaDeviceSynchronize());
-  double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("iterations %d bad %d us_per_iter %.2f checksum %016llx\n", iters, bad, us / iters,
-              checksum);
+  double us =
+    std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  std::printf(
+    "iterations %d bad %d us_per_iter %.2f checksum %016llx\n", iters, bad, us / iters, checksum);
   return bad != 0;
 }

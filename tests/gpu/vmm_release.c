@@ -24,20 +24,20 @@
 #include <cuda_runtime_api.h>
 #include <rmm/rmm.h>
 
-#define CK(x)                                                                           \
-  do {                                                                                  \
-    cudaError_t e_ = (x);                                                               \
-    if (e_ != cudaSuccess) {                                                            \
+#define CK(x)                                                                             \
+  do {                                                                                    \
+    cudaError_t e_ = (x);                                                                 \
+    if (e_ != cudaSuccess) {                                                              \
       fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      exit(2);                                                                          \
-    }                                                                                   \
+      exit(2);                                                                            \
+    }                                                                                     \
   } while (0)
-#define RK(x)                                                                              \
-  do {                                                                                     \
-    if ((x) != RMM_STATUS_SUCCESS) {                                                       \
+#define RK(x)                                                                               \
+  do {                                                                                      \
+    if ((x) != RMM_STATUS_SUCCESS) {                                                        \
       fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, rmm_last_error_message()); \
-      exit(2);                                                                             \
-    }                                                                                      \
+      exit(2);                                                                              \
+    }                                                                                       \
   } while (0)
 
 static const size_t MIB = (size_t)1 << 20;
@@ -63,7 +63,9 @@ static size_t granules_touched(void** blocks, size_t n, size_t keep, size_t size
   size_t* idx = malloc(cap * sizeof(size_t));
   for (size_t i = 0; i < n; i += keep) {
     uintptr_t p = (uintptr_t)blocks[i];
-    for (uintptr_t q = p / g; q <= (p + size - 1) / g; ++q) { idx[count++] = q; }
+    for (uintptr_t q = p / g; q <= (p + size - 1) / g; ++q) {
+      idx[count++] = q;
+    }
   }
   qsort(idx, count, sizeof(size_t), cmp_size);
   for (size_t i = 0; i < count; ++i) {
@@ -89,14 +91,14 @@ static int check_block(void* p, size_t size, unsigned char value)
 
 static int run(const char* kind, size_t gib, size_t keep)
 {
-  size_t const size = 3 * MIB + MIB / 4;
-  size_t const n    = (gib << 30) / size;
-  void** blocks     = calloc(n, sizeof(void*));
-  size_t const free0 = free_now();
+  size_t const size      = 3 * MIB + MIB / 4;
+  size_t const n         = (gib << 30) / size;
+  void** blocks          = calloc(n, sizeof(void*));
+  size_t const free0     = free_now();
   size_t const survivors = (n + keep - 1) / keep;
   rmm_resource_t mr = NULL, cuda = NULL;
-  size_t g          = 2 * MIB;
-  int vmm           = strcmp(kind, "vmm_pool") == 0;
+  size_t g = 2 * MIB;
+  int vmm  = strcmp(kind, "vmm_pool") == 0;
   if (vmm) {
     rmm_vmm_pool_options o;
     RK(rmm_vmm_pool_options_init(&o));
@@ -138,20 +140,24 @@ static int run(const char* kind, size_t gib, size_t keep)
     /* At most the survivors' granules stay mapped (exactly those, unless the pool kept a
      * free granule it could have unmapped: reported below as "extra"). */
     if (mapped_after > touched * g || mapped_after < survivors * size) {
-      fprintf(stderr, "vmm_pool: %zu bytes mapped after release, the survivors touch %zu\n",
-              mapped_after, touched * g);
+      fprintf(stderr,
+              "vmm_pool: %zu bytes mapped after release, the survivors touch %zu\n",
+              mapped_after,
+              touched * g);
       bad = 1;
     }
     if (mapped_full - mapped_after != released) {
-      fprintf(stderr, "vmm_pool: released %zu, mapped went down by %zu\n", released,
+      fprintf(stderr,
+              "vmm_pool: released %zu, mapped went down by %zu\n",
+              released,
               mapped_full - mapped_after);
       bad = 1;
     }
     /* The driver's own bookkeeping may move the device's free memory by a few MiB. */
     size_t const seen = free_released - free_freed;
     if (seen + 64 * MIB < released || seen > released + 64 * MIB) {
-      fprintf(stderr, "vmm_pool: released %zu, the device's free memory grew by %zu\n",
-              released, seen);
+      fprintf(
+        stderr, "vmm_pool: released %zu, the device's free memory grew by %zu\n", released, seen);
       bad = 1;
     }
   }
@@ -171,17 +177,30 @@ static int run(const char* kind, size_t gib, size_t keep)
   RK(rmm_resource_release(mr));
   if (cuda != NULL) { RK(rmm_resource_release(cuda)); }
   size_t const free_end = free_now();
-  printf("%-9s %5zu blocks of %.2f MiB (%.2f GiB), %4zu kept | device free GiB: before %.2f, "
-         "full %.2f, after frees %.2f, after release %.2f, at end %.2f | released %.3f GiB",
-         kind, n, (double)size / MIB, (double)(n * size) / (1 << 30), survivors,
-         (double)free0 / (1 << 30), (double)free_full / (1 << 30), (double)free_freed / (1 << 30),
-         (double)free_released / (1 << 30), (double)free_end / (1 << 30),
-         (double)released / (1 << 30));
+  printf(
+    "%-9s %5zu blocks of %.2f MiB (%.2f GiB), %4zu kept | device free GiB: before %.2f, "
+    "full %.2f, after frees %.2f, after release %.2f, at end %.2f | released %.3f GiB",
+    kind,
+    n,
+    (double)size / MIB,
+    (double)(n * size) / (1 << 30),
+    survivors,
+    (double)free0 / (1 << 30),
+    (double)free_full / (1 << 30),
+    (double)free_freed / (1 << 30),
+    (double)free_released / (1 << 30),
+    (double)free_end / (1 << 30),
+    (double)released / (1 << 30));
   if (vmm) {
-    printf(" | mapped %.3f -> %.3f GiB = %zu granules of %zu MiB; survivors touch %zu granules"
-           " (extra %ld)",
-           (double)mapped_full / (1 << 30), (double)mapped_after / (1 << 30), mapped_after / g,
-           g / MIB, touched, (long)(mapped_after / g) - (long)touched);
+    printf(
+      " | mapped %.3f -> %.3f GiB = %zu granules of %zu MiB; survivors touch %zu granules"
+      " (extra %ld)",
+      (double)mapped_full / (1 << 30),
+      (double)mapped_after / (1 << 30),
+      mapped_after / g,
+      g / MIB,
+      touched,
+      (long)(mapped_after / g) - (long)touched);
   }
   printf(" | %s\n", bad ? "FAILED" : "ok");
   free(blocks);

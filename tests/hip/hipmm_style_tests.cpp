@@ -31,7 +31,8 @@ static_assert(CUDART_VERSION == 0, "hipMM's value: CUDA version checks take thei
 TEST(HipmmStyle, CudaNamesAreHipValues)
 {
   EXPECT_EQ(static_cast<int>(cudaSuccess), static_cast<int>(hipSuccess));
-  EXPECT_EQ(static_cast<int>(cudaErrorMemoryAllocation), static_cast<int>(hipErrorMemoryAllocation));
+  EXPECT_EQ(static_cast<int>(cudaErrorMemoryAllocation),
+            static_cast<int>(hipErrorMemoryAllocation));
   EXPECT_EQ(cudaStreamPerThread, hipStreamPerThread);
   EXPECT_EQ(cudaStreamLegacy, static_cast<hipStream_t>(nullptr));
   EXPECT_EQ(static_cast<int>(cudaMemcpyDefault), static_cast<int>(hipMemcpyDefault));
@@ -54,7 +55,7 @@ TEST(HipmmStyle, StreamConstantsAreHipHandles)
 
 TEST(HipmmStyle, RuntimeCallsThroughCudaNames)
 {
-  int count = -1;
+  int count           = -1;
   cudaError_t const e = cudaGetDeviceCount(&count);
   // No AMD GPU here: HIP's library reports that; with one, it counts it.
   EXPECT_TRUE(e == cudaSuccess || e == hipErrorNoDevice) << cudaGetErrorName(e);
@@ -70,7 +71,7 @@ TEST(HipmmStyle, ResourcesTakeCudaStreamT)
   rmm::mr::cuda_memory_resource cuda;
   rmm::mr::pool_memory_resource<rmm::mr::cuda_memory_resource> pool{&cuda, 1 << 20};
   cudaStream_t s = cudaStreamPerThread;
-  void* p = pool.allocate(1000, s);
+  void* p        = pool.allocate(1000, s);
   ASSERT_NE(p, nullptr);
   pool.deallocate(p, 1000, s);
   EXPECT_THROW((void)pool.allocate(std::size_t{1} << 62, s), rmm::out_of_memory);

@@ -46,8 +46,12 @@ _Static_assert(hipDeviceAttributeVirtualMemoryManagementSupported == 89,
                "VirtualMemoryManagementSupported");
 #endif
 
-int main(void) {
-  printf("HIP %d.%d headers: hipMemAllocationProp in %s layout, %zu bytes\n", HIP_VERSION_MAJOR,
-         HIP_VERSION_MINOR, LAYOUT, sizeof(hipMemAllocationProp));
+int main(void)
+{
+  printf("HIP %d.%d headers: hipMemAllocationProp in %s layout, %zu bytes\n",
+         HIP_VERSION_MAJOR,
+         HIP_VERSION_MINOR,
+         LAYOUT,
+         sizeof(hipMemAllocationProp));
   return 0;
 }

@@ -24,9 +24,7 @@ static_assert(std::is_same_v<rmm::cuda_stream_view, rmm::api_26_06::cuda_stream_
 
 int main()
 {
-  std::printf("RMM API %d.%02d (generation %d)\n",
-              RMM_VERSION_MAJOR,
-              RMM_VERSION_MINOR,
-              RMM_API_GENERATION);
+  std::printf(
+    "RMM API %d.%02d (generation %d)\n", RMM_VERSION_MAJOR, RMM_VERSION_MINOR, RMM_API_GENERATION);
   return rmm::cuda_stream_view{}.is_default() ? 0 : 1;
 }

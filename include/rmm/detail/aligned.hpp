@@ -54,7 +54,7 @@ void* aligned_host_allocate(std::size_t bytes, std::size_t alignment, Alloc allo
   std::size_t space = bytes + alignment + sizeof(std::ptrdiff_t);
   char* const base  = static_cast<char*>(alloc(space));
   // Room for the offset first, then the first aligned address after it.
-  void* result = base + sizeof(std::ptrdiff_t);
+  void* result     = base + sizeof(std::ptrdiff_t);
   std::size_t room = space - sizeof(std::ptrdiff_t);
   std::align(alignment, bytes, result, room);
   auto const distance = static_cast<char*>(result) - base;
@@ -108,7 +108,10 @@ void* aligned_allocate(std::size_t bytes, std::size_t alignment, Alloc alloc)
  * @param dealloc The deallocation function
  */
 template <typename Dealloc>
-void aligned_deallocate(void* ptr, std::size_t bytes, std::size_t alignment, Dealloc dealloc) noexcept
+void aligned_deallocate(void* ptr,
+                        std::size_t bytes,
+                        std::size_t alignment,
+                        Dealloc dealloc) noexcept
 {
   aligned_host_deallocate(ptr, bytes, alignment, std::move(dealloc));
 }

@@ -11,9 +11,10 @@
  * | pool at its maximum size | `Maximum pool size exceeded (failed to allocate <size>): ...` |
  * | limiting adaptor over its limit | `Exceeded memory limit (failed to allocate <size>)` |
  * | fixed-size block too small | `Maximum allocation size exceeded (failed to allocate <size>)` |
- * | arena without room | `Maximum pool size exceeded (failed to allocate <size>): No room in arena.` |
- * | system / SAM headroom memory | `Failed to allocate <size> of memory: ...` |
- * | the runtime's allocation function | `CUDA error (failed to allocate <N> bytes) ...` (`HIP error` on HIP) |
+ * | arena without room | `Maximum pool size exceeded (failed to allocate <size>): No room in
+ * arena.` | | system / SAM headroom memory | `Failed to allocate <size> of memory: ...` | | the
+ * runtime's allocation function | `CUDA error (failed to allocate <N> bytes) ...` (`HIP error` on
+ * HIP) |
  *
  * rmm-rs keeps its core's own explanation after the RMM text, so the message says both what
  * RMM code searches for and why the request failed.
@@ -63,11 +64,10 @@ inline std::string alloc_failure_text(std::string const& core, std::size_t bytes
            "): " + core;
   }
   char const* runtime = nullptr;
-  bool const hip =
-    rmm_runtime_name(&runtime) == RMM_STATUS_SUCCESS && runtime != nullptr &&
-    std::strcmp(runtime, "hip") == 0;
-  return std::string{hip ? "HIP" : "CUDA"} + " error (failed to allocate " +
-         std::to_string(bytes) + " bytes): " + core;
+  bool const hip      = rmm_runtime_name(&runtime) == RMM_STATUS_SUCCESS && runtime != nullptr &&
+                   std::strcmp(runtime, "hip") == 0;
+  return std::string{hip ? "HIP" : "CUDA"} + " error (failed to allocate " + std::to_string(bytes) +
+         " bytes): " + core;
 }
 #endif
 

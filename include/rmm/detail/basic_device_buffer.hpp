@@ -63,10 +63,7 @@ class basic_device_buffer {
    * @param mr The resource to allocate from (checked by the caller)
    * @throws rmm::bad_alloc (or rmm::out_of_memory) when the allocation fails
    */
-  basic_device_buffer(std::size_t size,
-                      std::size_t alignment,
-                      stream_type stream,
-                      resource_type mr)
+  basic_device_buffer(std::size_t size, std::size_t alignment, stream_type stream, resource_type mr)
     : alignment_{alignment}, stream_{stream}, mr_{std::move(mr)}
   {
     cuda_set_device_raii const dev{device_};
@@ -263,7 +260,7 @@ class basic_device_buffer {
   void reallocate(std::size_t new_capacity)
   {
     cuda_set_device_raii const dev{device_};
-    void* const new_data = (new_capacity > 0) ? checked_allocate(new_capacity) : nullptr;
+    void* const new_data   = (new_capacity > 0) ? checked_allocate(new_capacity) : nullptr;
     std::size_t const keep = size_ < new_capacity ? size_ : new_capacity;
     if (keep > 0) {
       rmm_status_t const status = rmm_memcpy_async(new_data, data_, keep, c_stream());

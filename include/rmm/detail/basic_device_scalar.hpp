@@ -119,7 +119,6 @@ class basic_device_scalar {
   void set_stream(stream_type stream) noexcept { storage_.set_stream(stream); }
 
  protected:
-
   /// @brief The one-element vector holding the value. @return It
   [[nodiscard]] Uvector const& storage() const noexcept { return storage_; }
 

@@ -117,13 +117,13 @@ class basic_device_uvector {
     check_index(element_index);
     if constexpr (Policy::zero_by_memset && std::is_arithmetic_v<value_type>) {
       if (is_all_zero_bytes(value)) {
-        check(rmm_memset_async(
-          element_ptr(element_index), 0, sizeof(value_type), c_stream(stream)));
+        check(
+          rmm_memset_async(element_ptr(element_index), 0, sizeof(value_type), c_stream(stream)));
         return;
       }
     }
-    check(rmm_memcpy_async(
-      element_ptr(element_index), &value, sizeof(value_type), c_stream(stream)));
+    check(
+      rmm_memcpy_async(element_ptr(element_index), &value, sizeof(value_type), c_stream(stream)));
   }
 
   /// @brief Deleted: the asynchronous copy would read a temporary after it is destroyed.
@@ -168,8 +168,8 @@ class basic_device_uvector {
   {
     check_index(element_index);
     value_type value;
-    check(rmm_memcpy_async(
-      &value, element_ptr(element_index), sizeof(value_type), c_stream(stream)));
+    check(
+      rmm_memcpy_async(&value, element_ptr(element_index), sizeof(value_type), c_stream(stream)));
     cuda_stream_view{stream}.synchronize();
     return value;
   }

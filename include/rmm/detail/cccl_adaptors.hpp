@@ -30,20 +30,24 @@ namespace detail {
 /// @cond
 // Which spelling a wrapped reference type offers.
 template <typename R, typename = void>
-struct ref_has_allocate_sync : std::false_type {};
+struct ref_has_allocate_sync : std::false_type {
+};
 template <typename R>
 struct ref_has_allocate_sync<
   R,
   std::void_t<decltype(std::declval<R&>().allocate_sync(std::size_t{}, std::size_t{}))>>
-  : std::true_type {};
+  : std::true_type {
+};
 
 template <typename R, typename = void>
-struct ref_has_allocate_async : std::false_type {};
+struct ref_has_allocate_async : std::false_type {
+};
 template <typename R>
 struct ref_has_allocate_async<R,
                               std::void_t<decltype(std::declval<R&>().allocate_async(
                                 std::size_t{}, std::size_t{}, std::declval<cuda_stream_view>()))>>
-  : std::true_type {};
+  : std::true_type {
+};
 /// @endcond
 
 /// @brief The alignment the wrappers ask for when none is given (CCCL's default).
@@ -214,7 +218,10 @@ class cccl_async_resource_ref : public ResourceType {
   }
   /// @brief RMM 25.02's name of deallocate(stream, ptr, bytes, alignment). @param ptr Memory
   /// @param bytes Size @param alignment Alignment it was allocated with @param stream Stream
-  void deallocate_async(void* ptr, std::size_t bytes, std::size_t alignment, cuda_stream_view stream) const
+  void deallocate_async(void* ptr,
+                        std::size_t bytes,
+                        std::size_t alignment,
+                        cuda_stream_view stream) const
   {
     deallocate(stream, ptr, bytes, alignment);
   }

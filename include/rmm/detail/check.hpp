@@ -5,10 +5,10 @@
  * Mapping (the one place it is defined for the C++ wrapper):
  * | status | exception |
  * | --- | --- |
- * | `RMM_STATUS_INVALID_ARGUMENT`, `RMM_STATUS_UNSUPPORTED`, `RMM_STATUS_PANIC` | rmm::logic_error |
- * | `RMM_STATUS_OUT_OF_MEMORY` | rmm::out_of_memory |
- * | `RMM_STATUS_BAD_ALLOC`, `RMM_STATUS_CALLBACK_FAILED` | rmm::bad_alloc |
- * | `RMM_STATUS_RUNTIME_ERROR`, `RMM_STATUS_NO_RUNTIME` | rmm::cuda_error |
+ * | `RMM_STATUS_INVALID_ARGUMENT`, `RMM_STATUS_UNSUPPORTED`, `RMM_STATUS_PANIC` | rmm::logic_error
+ * | | `RMM_STATUS_OUT_OF_MEMORY` | rmm::out_of_memory | | `RMM_STATUS_BAD_ALLOC`,
+ * `RMM_STATUS_CALLBACK_FAILED` | rmm::bad_alloc | | `RMM_STATUS_RUNTIME_ERROR`,
+ * `RMM_STATUS_NO_RUNTIME` | rmm::cuda_error |
  *
  * The exception message is this thread's `rmm_last_error_message()` (falling back to
  * `rmm_status_string()` when the library recorded no message).
@@ -60,14 +60,17 @@ inline std::string status_message(rmm_status_t status)
     case RMM_STATUS_OUT_OF_MEMORY:
       throw rmm::out_of_memory{"out_of_memory: " + status_message(status)};
     case RMM_STATUS_BAD_ALLOC:
-    case RMM_STATUS_CALLBACK_FAILED: throw rmm::bad_alloc{status_message(status)};
+    case RMM_STATUS_CALLBACK_FAILED:
+      throw rmm::bad_alloc{status_message(status)};
     case RMM_STATUS_RUNTIME_ERROR:
-    case RMM_STATUS_NO_RUNTIME: throw rmm::cuda_error{status_message(status)};
+    case RMM_STATUS_NO_RUNTIME:
+      throw rmm::cuda_error{status_message(status)};
     case RMM_STATUS_SUCCESS:  // not a failure: a caller's mistake, reported as one
     case RMM_STATUS_INVALID_ARGUMENT:
     case RMM_STATUS_UNSUPPORTED:
     case RMM_STATUS_PANIC:
-    default: throw rmm::logic_error{status_message(status)};
+    default:
+      throw rmm::logic_error{status_message(status)};
   }
 }
 
@@ -83,6 +86,6 @@ inline void check(rmm_status_t status)
   if (status != RMM_STATUS_SUCCESS) { throw_status(status); }
 }
 
-}
+}  // namespace detail
 RMM_API_NAMESPACE_END
-}  // namespace rmm::detail
+}  // namespace rmm

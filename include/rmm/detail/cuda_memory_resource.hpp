@@ -9,8 +9,9 @@
  *
  * | polyfill name | CCCL up to 3.0 | CCCL 3.1 and later |
  * | --- | --- | --- |
- * | resource / resource_with | resource / resource_with | synchronous_resource / synchronous_resource_with |
- * | async_resource / async_resource_with | async_resource / async_resource_with | resource / resource_with |
+ * | resource / resource_with | resource / resource_with | synchronous_resource /
+ * synchronous_resource_with | | async_resource / async_resource_with | async_resource /
+ * async_resource_with | resource / resource_with |
  *
  * The names exist only when CCCL's (or libhipcxx's) `cuda::mr` interface is available
  * (`RMM_HAS_CUDA_MR`, see rmm/detail/cuda_mr.hpp): the concepts are CCCL's own, and rmm-rs's

@@ -30,8 +30,8 @@
 
 // CCCL up to 3.0 (and libhipcxx) define the properties and concepts only with the
 // experimental flag; CCCL 3.1 released them.
-#if defined(LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE) ||                      \
-  (defined(CCCL_MAJOR_VERSION) && defined(CCCL_MINOR_VERSION) &&                   \
+#if defined(LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE) ||   \
+  (defined(CCCL_MAJOR_VERSION) && defined(CCCL_MINOR_VERSION) && \
    (CCCL_MAJOR_VERSION > 3 || (CCCL_MAJOR_VERSION == 3 && CCCL_MINOR_VERSION >= 1)))
 /// @brief Defined to 1 when rmm's resources and references interoperate with `cuda::mr`.
 #define RMM_HAS_CUDA_MR 1

@@ -38,9 +38,9 @@
 #endif
 
 /// @cond
-#define RMM_STRINGIFY_DETAIL(x) #x
-#define RMM_STRINGIFY(x)        RMM_STRINGIFY_DETAIL(x)
-#define RMM_LOCATION_PREFIX     "RMM failure at: " __FILE__ ":" RMM_STRINGIFY(__LINE__) ": "
+#define RMM_STRINGIFY_DETAIL(x)               #x
+#define RMM_STRINGIFY(x)                      RMM_STRINGIFY_DETAIL(x)
+#define RMM_LOCATION_PREFIX                   "RMM failure at: " __FILE__ ":" RMM_STRINGIFY(__LINE__) ": "
 #define RMM_PICK_MACRO(_1, _2, _3, NAME, ...) NAME
 // RMM's own names of the stringify helper and the argument-count pickers.
 #ifndef STRINGIFY_DETAIL
@@ -49,8 +49,8 @@
 #define GET_RMM_EXPECTS_MACRO(_1, _2, _3, NAME, ...) NAME
 #define GET_RMM_FAIL_MACRO(_1, _2, NAME, ...)        NAME
 #define GET_RMM_CUDA_TRY_MACRO(_1, _2, NAME, ...)    NAME
-#define RMM_EXPECTS_3(cond, reason, exception_type)                                \
-  do {                                                                             \
+#define RMM_EXPECTS_3(cond, reason, exception_type)                                     \
+  do {                                                                                  \
     if (!(cond)) { throw exception_type{std::string{RMM_LOCATION_PREFIX} + (reason)}; } \
   } while (0)
 #define RMM_EXPECTS_2(cond, reason) RMM_EXPECTS_3(cond, reason, ::rmm::logic_error)
@@ -66,14 +66,16 @@
  * `RMM_EXPECTS(bytes <= limit, "too big", rmm::out_of_memory)`.
  * The message is prefixed with the file and line.
  */
-#define RMM_EXPECTS(...) RMM_PICK_MACRO(__VA_ARGS__, RMM_EXPECTS_3, RMM_EXPECTS_2, unused)(__VA_ARGS__)
+#define RMM_EXPECTS(...) \
+  RMM_PICK_MACRO(__VA_ARGS__, RMM_EXPECTS_3, RMM_EXPECTS_2, unused)(__VA_ARGS__)
 
 /**
  * @brief Unconditionally throws an exception (default rmm::logic_error).
  *
  * Usage: `RMM_FAIL("unreachable")` or `RMM_FAIL("no memory", rmm::out_of_memory)`.
  */
-#define RMM_FAIL(...) RMM_PICK_MACRO(__VA_ARGS__, unused, RMM_FAIL_2, RMM_FAIL_1, unused)(__VA_ARGS__)
+#define RMM_FAIL(...) \
+  RMM_PICK_MACRO(__VA_ARGS__, unused, RMM_FAIL_2, RMM_FAIL_1, unused)(__VA_ARGS__)
 
 #if defined(RMM_DETAIL_ERROR_HIP) || defined(RMM_DETAIL_ERROR_CUDA)
 
@@ -123,7 +125,9 @@ inline constexpr runtime_error_t runtime_unloading = cudaErrorCudartUnloading;
  * @param e The error
  * @return The message
  */
-inline std::string runtime_error_message(char const* prefix, char const* location, runtime_error_t e)
+inline std::string runtime_error_message(char const* prefix,
+                                         char const* location,
+                                         runtime_error_t e)
 {
   return std::string{prefix} + " at: " + location + ": " + runtime_error_name(e) + " " +
          runtime_error_string(e);
@@ -158,36 +162,37 @@ inline std::string runtime_alloc_error_message(char const* location,
   throw rmm::bad_alloc{msg};
 }
 
-}
+}  // namespace detail
 RMM_API_NAMESPACE_END
-}  // namespace rmm::detail
+}  // namespace rmm
 
 /// @cond
 #define RMM_DETAIL_LOCATION __FILE__ ":" RMM_STRINGIFY(__LINE__)
-#define RMM_CUDA_TRY_2(_call, _exception_type)                                                  \
-  do {                                                                                          \
-    ::rmm::detail::runtime_error_t const rmm_cuda_try_status_ = (_call);                        \
-    if (rmm_cuda_try_status_ != ::rmm::detail::runtime_success) {                               \
-      ::rmm::detail::clear_runtime_last_error();                                                \
-      throw _exception_type{                                                                    \
-        ::rmm::detail::runtime_error_message("CUDA error", RMM_DETAIL_LOCATION, rmm_cuda_try_status_)}; \
-    }                                                                                           \
+#define RMM_CUDA_TRY_2(_call, _exception_type)                           \
+  do {                                                                   \
+    ::rmm::detail::runtime_error_t const rmm_cuda_try_status_ = (_call); \
+    if (rmm_cuda_try_status_ != ::rmm::detail::runtime_success) {        \
+      ::rmm::detail::clear_runtime_last_error();                         \
+      throw _exception_type{::rmm::detail::runtime_error_message(        \
+        "CUDA error", RMM_DETAIL_LOCATION, rmm_cuda_try_status_)};       \
+    }                                                                    \
   } while (0)
 #define RMM_CUDA_TRY_1(_call) RMM_CUDA_TRY_2(_call, ::rmm::cuda_error)
-#define RMM_CUDA_TRY_ALLOC_2(_call, _num_bytes)                                                \
-  do {                                                                                         \
-    ::rmm::detail::runtime_error_t const rmm_cuda_try_status_ = (_call);                       \
-    if (rmm_cuda_try_status_ != ::rmm::detail::runtime_success) {                              \
-      ::rmm::detail::throw_runtime_alloc_error(                                                \
-        RMM_DETAIL_LOCATION, rmm_cuda_try_status_, true, static_cast<std::size_t>(_num_bytes)); \
-    }                                                                                          \
-  } while (0)
-#define RMM_CUDA_TRY_ALLOC_1(_call)                                                             \
+#define RMM_CUDA_TRY_ALLOC_2(_call, _num_bytes)                                                 \
   do {                                                                                          \
     ::rmm::detail::runtime_error_t const rmm_cuda_try_status_ = (_call);                        \
     if (rmm_cuda_try_status_ != ::rmm::detail::runtime_success) {                               \
-      ::rmm::detail::throw_runtime_alloc_error(RMM_DETAIL_LOCATION, rmm_cuda_try_status_, false, 0); \
+      ::rmm::detail::throw_runtime_alloc_error(                                                 \
+        RMM_DETAIL_LOCATION, rmm_cuda_try_status_, true, static_cast<std::size_t>(_num_bytes)); \
     }                                                                                           \
+  } while (0)
+#define RMM_CUDA_TRY_ALLOC_1(_call)                                      \
+  do {                                                                   \
+    ::rmm::detail::runtime_error_t const rmm_cuda_try_status_ = (_call); \
+    if (rmm_cuda_try_status_ != ::rmm::detail::runtime_success) {        \
+      ::rmm::detail::throw_runtime_alloc_error(                          \
+        RMM_DETAIL_LOCATION, rmm_cuda_try_status_, false, 0);            \
+    }                                                                    \
   } while (0)
 /// @endcond
 
@@ -209,8 +214,9 @@ RMM_API_NAMESPACE_END
  * Usage: `RMM_CUDA_TRY_ALLOC(hipMalloc(&p, bytes), bytes)`; the older one-argument form
  * (without the size) is accepted too.
  */
-#define RMM_CUDA_TRY_ALLOC(...) \
-  RMM_PICK_MACRO(__VA_ARGS__, unused, RMM_CUDA_TRY_ALLOC_2, RMM_CUDA_TRY_ALLOC_1, unused)(__VA_ARGS__)
+#define RMM_CUDA_TRY_ALLOC(...)                                                           \
+  RMM_PICK_MACRO(__VA_ARGS__, unused, RMM_CUDA_TRY_ALLOC_2, RMM_CUDA_TRY_ALLOC_1, unused) \
+  (__VA_ARGS__)
 
 #if defined(NDEBUG)
 /**
@@ -222,16 +228,16 @@ RMM_API_NAMESPACE_END
     (void)(_call);                     \
   } while (0)
 #else
-#define RMM_ASSERT_CUDA_SUCCESS(_call)                                                      \
-  do {                                                                                      \
-    ::rmm::detail::runtime_error_t const rmm_assert_status_ = (_call);                      \
-    if (rmm_assert_status_ != ::rmm::detail::runtime_success) {                             \
-      std::fprintf(stderr,                                                                  \
-                   "CUDA Error detected. %s %s\n",                                          \
-                   ::rmm::detail::runtime_error_name(rmm_assert_status_).c_str(),           \
-                   ::rmm::detail::runtime_error_string(rmm_assert_status_).c_str());        \
-    }                                                                                       \
-    assert(rmm_assert_status_ == ::rmm::detail::runtime_success);                           \
+#define RMM_ASSERT_CUDA_SUCCESS(_call)                                               \
+  do {                                                                               \
+    ::rmm::detail::runtime_error_t const rmm_assert_status_ = (_call);               \
+    if (rmm_assert_status_ != ::rmm::detail::runtime_success) {                      \
+      std::fprintf(stderr,                                                           \
+                   "CUDA Error detected. %s %s\n",                                   \
+                   ::rmm::detail::runtime_error_name(rmm_assert_status_).c_str(),    \
+                   ::rmm::detail::runtime_error_string(rmm_assert_status_).c_str()); \
+    }                                                                                \
+    assert(rmm_assert_status_ == ::rmm::detail::runtime_success);                    \
   } while (0)
 #endif
 
@@ -247,18 +253,18 @@ RMM_API_NAMESPACE_END
     (void)(_call);                                   \
   } while (0)
 #else
-#define RMM_ASSERT_CUDA_SUCCESS_SAFE_SHUTDOWN(_call)                                       \
-  do {                                                                                     \
-    ::rmm::detail::runtime_error_t const rmm_assert_status_ = (_call);                     \
-    if (rmm_assert_status_ != ::rmm::detail::runtime_success &&                            \
-        rmm_assert_status_ != ::rmm::detail::runtime_unloading) {                          \
-      std::fprintf(stderr,                                                                 \
-                   "CUDA Error detected. %s %s\n",                                         \
-                   ::rmm::detail::runtime_error_name(rmm_assert_status_).c_str(),          \
-                   ::rmm::detail::runtime_error_string(rmm_assert_status_).c_str());       \
-    }                                                                                      \
-    assert(rmm_assert_status_ == ::rmm::detail::runtime_success ||                         \
-           rmm_assert_status_ == ::rmm::detail::runtime_unloading);                        \
+#define RMM_ASSERT_CUDA_SUCCESS_SAFE_SHUTDOWN(_call)                                 \
+  do {                                                                               \
+    ::rmm::detail::runtime_error_t const rmm_assert_status_ = (_call);               \
+    if (rmm_assert_status_ != ::rmm::detail::runtime_success &&                      \
+        rmm_assert_status_ != ::rmm::detail::runtime_unloading) {                    \
+      std::fprintf(stderr,                                                           \
+                   "CUDA Error detected. %s %s\n",                                   \
+                   ::rmm::detail::runtime_error_name(rmm_assert_status_).c_str(),    \
+                   ::rmm::detail::runtime_error_string(rmm_assert_status_).c_str()); \
+    }                                                                                \
+    assert(rmm_assert_status_ == ::rmm::detail::runtime_success ||                   \
+           rmm_assert_status_ == ::rmm::detail::runtime_unloading);                  \
   } while (0)
 #endif
 #endif

@@ -71,8 +71,8 @@ inline std::string format_bytes(std::size_t value)
 {
   static constexpr std::array<char const*, 9> units{
     "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
-  auto scaled        = static_cast<double>(value);
-  std::size_t unit   = 0;
+  auto scaled      = static_cast<double>(value);
+  std::size_t unit = 0;
   while (scaled > 1024 && unit + 1 < units.size()) {
     scaled /= 1024;
     ++unit;

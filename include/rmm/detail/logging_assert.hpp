@@ -35,15 +35,15 @@
 /// @brief Debug-build assertion that logs before failing (no-op with NDEBUG).
 #define RMM_LOGGING_ASSERT(_expr) (void)0
 #elif RMM_DETAIL_LOGGING_ASSERT_MODE == 1
-#define RMM_LOGGING_ASSERT(_expr)                                                               \
-  do {                                                                                          \
-    bool const rmm_logging_assert_ok_ = static_cast<bool>(_expr);                               \
-    if (!rmm_logging_assert_ok_) {                                                              \
-      ::rmm::default_logger().critical(                                                         \
+#define RMM_LOGGING_ASSERT(_expr)                                                                 \
+  do {                                                                                            \
+    bool const rmm_logging_assert_ok_ = static_cast<bool>(_expr);                                 \
+    if (!rmm_logging_assert_ok_) {                                                                \
+      ::rmm::default_logger().critical(                                                           \
         "[" __FILE__ ":" RMM_STRINGIFY(__LINE__) "] Assertion " RMM_STRINGIFY(_expr) " failed."); \
-      ::rmm::default_logger().flush();                                                          \
-      assert(rmm_logging_assert_ok_);                                                           \
-    }                                                                                           \
+      ::rmm::default_logger().flush();                                                            \
+      assert(rmm_logging_assert_ok_);                                                             \
+    }                                                                                             \
   } while (0)
 #else
 #define RMM_LOGGING_ASSERT(_expr) assert((_expr))

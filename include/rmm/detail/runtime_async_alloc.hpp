@@ -56,8 +56,9 @@ struct runtime_async_alloc {
    * @return true when supported
    * @throws rmm::cuda_error when the runtime fails to answer
    */
-  template <typename HandleType,
-            typename = std::enable_if_t<std::is_enum_v<HandleType> || std::is_integral_v<HandleType>>>
+  template <
+    typename HandleType,
+    typename = std::enable_if_t<std::is_enum_v<HandleType> || std::is_integral_v<HandleType>>>
   static bool is_export_handle_type_supported(HandleType handle_type)
   {
     auto const requested = static_cast<int>(handle_type);

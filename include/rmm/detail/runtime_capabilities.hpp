@@ -43,15 +43,16 @@ struct export_handle_type {
    * @return true when supported
    * @throws rmm::cuda_error when the runtime fails to answer for another reason
    */
-  template <typename HandleType,
-            typename = std::enable_if_t<std::is_enum_v<HandleType> || std::is_integral_v<HandleType>>>
+  template <
+    typename HandleType,
+    typename = std::enable_if_t<std::is_enum_v<HandleType> || std::is_integral_v<HandleType>>>
   static bool is_supported(HandleType handle_type)
   {
     auto const requested = static_cast<int>(handle_type);
     if (requested == 0) { return true; }
     int device = 0;
     rmm::detail::check(rmm_get_current_device(&device));
-    int mask = 0;
+    int mask          = 0;
     auto const status = rmm_device_async_pool_handle_types(device, &mask);
     // A runtime without stream-ordered pools has no handle types to offer: not an error.
     if (status == RMM_STATUS_UNSUPPORTED) { return false; }
@@ -97,7 +98,7 @@ struct concurrent_managed_access {
     // CUDA's number for cudaDevAttrConcurrentManagedAccess; rmm_device_get_attribute takes
     // CUDA's numbering whatever the runtime.
     constexpr int32_t concurrent_managed_access_attribute = 89;
-    int device = 0;
+    int device                                            = 0;
     if (rmm_get_current_device(&device) != RMM_STATUS_SUCCESS) { return false; }
     int32_t value = 0;
     return rmm_device_get_attribute(&value, concurrent_managed_access_attribute, device) ==
@@ -133,7 +134,7 @@ struct device_integrated_memory {
   {
     // CUDA's number for cudaDevAttrIntegrated (rmm_device_get_attribute takes CUDA's numbers).
     constexpr int32_t integrated_attribute = 18;
-    int device = 0;
+    int device                             = 0;
     if (rmm_get_current_device(&device) != RMM_STATUS_SUCCESS) { return false; }
     int32_t value = 0;
     return rmm_device_get_attribute(&value, integrated_attribute, device) == RMM_STATUS_SUCCESS &&

@@ -16,8 +16,7 @@
 #include <string>
 #include <utility>
 
-#if defined(__GNUC__) && !defined(__MINGW32__) && !defined(__MINGW64__) && \
-  defined(__has_include)
+#if defined(__GNUC__) && !defined(__MINGW32__) && !defined(__MINGW64__) && defined(__has_include)
 #if __has_include(<execinfo.h>) && __has_include(<dlfcn.h>) && __has_include(<cxxabi.h>)
 /// @brief Defined when stack traces are captured.
 #define RMM_ENABLE_STACK_TRACES

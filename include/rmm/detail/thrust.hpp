@@ -28,7 +28,7 @@
 #if defined(__HIP__) || defined(__HIPCC__)
 #define RMM_DETAIL_HAVE_THRUST 1
 /// @brief Defined when the device system runs on HIP streams.
-#define RMM_DETAIL_THRUST_HIP 1
+#define RMM_DETAIL_THRUST_HIP  1
 #endif
 #else
 #define RMM_DETAIL_HAVE_THRUST 1

@@ -7,8 +7,10 @@
 #ifdef MAIN
 extern const char _ZTIN3rmm10_RMM_26_109bad_allocE[];
 int rmm_rapids_answer(void);
-int main(void) {
-  printf("their librmm.so answers %d, type info %s\n", rmm_rapids_answer(),
+int main(void)
+{
+  printf("their librmm.so answers %d, type info %s\n",
+         rmm_rapids_answer(),
          _ZTIN3rmm10_RMM_26_109bad_allocE);
   return 0;
 }

@@ -31,11 +31,15 @@ TEST(AlignedCompat, HostAllocateHonoursAlignment)
 {
   int frees = 0;
   for (std::size_t alignment : {8UL, 64UL, 256UL, 4096UL}) {
-    void* p = rmm::detail::aligned_host_allocate(100, alignment, [](std::size_t n) { return std::malloc(n); });
+    void* p = rmm::detail::aligned_host_allocate(
+      100, alignment, [](std::size_t n) { return std::malloc(n); });
     ASSERT_NE(p, nullptr);
     EXPECT_TRUE(rmm::is_pointer_aligned(p, alignment));
     std::memset(p, 0x5a, 100);
-    rmm::detail::aligned_host_deallocate(p, 100, alignment, [&](void* q) { ++frees; std::free(q); });
+    rmm::detail::aligned_host_deallocate(p, 100, alignment, [&](void* q) {
+      ++frees;
+      std::free(q);
+    });
   }
   EXPECT_EQ(frees, 4);
 }

@@ -36,9 +36,9 @@
 
 namespace {
 
-using cuda_mr   = rmm::mr::cuda_memory_resource;
-using pool_mr   = rmm::mr::pool_memory_resource<rmm::mr::device_memory_resource>;
-using stats_mr  = rmm::mr::statistics_resource_adaptor<rmm::mr::device_memory_resource>;
+using cuda_mr  = rmm::mr::cuda_memory_resource;
+using pool_mr  = rmm::mr::pool_memory_resource<rmm::mr::device_memory_resource>;
+using stats_mr = rmm::mr::statistics_resource_adaptor<rmm::mr::device_memory_resource>;
 constexpr std::size_t pool_bytes = std::size_t{1} << 22;
 
 #if defined(RMM_HAS_CUDA_MR)
@@ -82,11 +82,9 @@ static_assert(async_with<rmm::mr::logging_resource_adaptor<cuda_mr>, device_acce
 static_assert(async_with<rmm::mr::aligned_resource_adaptor<cuda_mr>, device_accessible>);
 static_assert(async_with<rmm::mr::thread_safe_resource_adaptor<cuda_mr>, device_accessible>);
 static_assert(async_with<rmm::mr::prefetch_resource_adaptor<cuda_mr>, device_accessible>);
-static_assert(
-  async_with<rmm::mr::failure_callback_resource_adaptor<cuda_mr>, device_accessible>);
+static_assert(async_with<rmm::mr::failure_callback_resource_adaptor<cuda_mr>, device_accessible>);
 // Pinned memory is both; host resources are host accessible.
-static_assert(
-  async_with<rmm::mr::pinned_host_memory_resource, device_accessible, host_accessible>);
+static_assert(async_with<rmm::mr::pinned_host_memory_resource, device_accessible, host_accessible>);
 static_assert(sync_with<rmm::mr::new_delete_resource, host_accessible>);
 static_assert(sync_with<rmm::mr::pinned_memory_resource, host_accessible, device_accessible>);
 // rmm's references are resources too.
@@ -115,7 +113,10 @@ class cccl_style_resource {
     std::free(ptr);
   }
   // CCCL 3.1's names of the same operations.
-  void* allocate_sync(std::size_t bytes, std::size_t alignment) { return allocate(bytes, alignment); }
+  void* allocate_sync(std::size_t bytes, std::size_t alignment)
+  {
+    return allocate(bytes, alignment);
+  }
   void deallocate_sync(void* ptr, std::size_t bytes, std::size_t alignment) noexcept
   {
     deallocate(ptr, bytes, alignment);
@@ -124,7 +125,10 @@ class cccl_style_resource {
   {
     return allocate_async(bytes, alignment, stream);
   }
-  void deallocate(cuda::stream_ref stream, void* ptr, std::size_t bytes, std::size_t alignment) noexcept
+  void deallocate(cuda::stream_ref stream,
+                  void* ptr,
+                  std::size_t bytes,
+                  std::size_t alignment) noexcept
   {
     deallocate_async(ptr, bytes, alignment, stream);
   }
@@ -179,7 +183,8 @@ TEST(CcclConformance, CcclReferenceWrapsRmmResources)
   void* ptr = ref.allocate(1000, 256);
   EXPECT_NE(ptr, nullptr);
   ref.deallocate(ptr, 1000, 256);
-  void* async_ptr = ref.allocate_async(512, 256, cuda::stream_ref{rmm::cuda_stream_default.value()});
+  void* async_ptr =
+    ref.allocate_async(512, 256, cuda::stream_ref{rmm::cuda_stream_default.value()});
   ref.deallocate_async(async_ptr, 512, 256, cuda::stream_ref{rmm::cuda_stream_default.value()});
 #endif
   EXPECT_NE(async_ptr, nullptr);

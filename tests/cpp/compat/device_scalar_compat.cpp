@@ -20,7 +20,8 @@ TEST(DeviceScalarCompat, CopyWithStreamAndRef)
   rmm::device_scalar<std::int64_t> const original{int64_t{42}, stream, ref};
   rmm::device_scalar<std::int64_t> copy_default_mr{original, stream};
   rmm::device_scalar<std::int64_t> copy_ref{original, stream, ref};
-  rmm::device_scalar<std::int64_t> copy_current{original, stream, rmm::mr::get_current_device_resource_ref()};
+  rmm::device_scalar<std::int64_t> copy_current{
+    original, stream, rmm::mr::get_current_device_resource_ref()};
 
   EXPECT_EQ(copy_default_mr.value(stream), 42);
   EXPECT_EQ(copy_ref.value(stream), 42);

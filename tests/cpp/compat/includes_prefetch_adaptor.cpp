@@ -5,9 +5,9 @@
 
 TEST(TransitiveIncludes, PrefetchAdaptor)
 {
-  std::shared_mutex lock;             // <shared_mutex>
+  std::shared_mutex lock;                          // <shared_mutex>
   std::lock_guard<std::shared_mutex> guard{lock};  // <mutex>
-  std::stack<int> frames;             // <stack>
+  std::stack<int> frames;                          // <stack>
   frames.push(1);
   rmm::cuda_stream_view stream{};
   auto const device = rmm::get_current_cuda_device();

@@ -27,7 +27,14 @@ static_assert(rmm::mr::is_resource_adaptor<rmm::mr::thread_safe_resource_adaptor
 
 // Usable in if constexpr, the way downstream code walks adaptor chains.
 template <typename Resource>
-constexpr bool adapts() { if constexpr (rmm::mr::is_resource_adaptor<Resource>) { return true; } else { return false; } }
+constexpr bool adapts()
+{
+  if constexpr (rmm::mr::is_resource_adaptor<Resource>) {
+    return true;
+  } else {
+    return false;
+  }
+}
 
 TEST(IsResourceAdaptorCompat, ValuesAtRunTime)
 {

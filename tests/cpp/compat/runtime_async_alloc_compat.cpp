@@ -25,11 +25,11 @@ TEST(RuntimeAsyncAllocCompat, ExportHandleTypes)
   bool const fd = rmm::detail::runtime_async_alloc::is_export_handle_type_supported(
     handle_type::posix_file_descriptor);
   if (fd) {
-    EXPECT_NO_THROW(
-      rmm::mr::cuda_async_memory_resource(std::size_t{0}, std::nullopt, handle_type::posix_file_descriptor));
+    EXPECT_NO_THROW(rmm::mr::cuda_async_memory_resource(
+      std::size_t{0}, std::nullopt, handle_type::posix_file_descriptor));
   } else {
-    EXPECT_ANY_THROW(
-      rmm::mr::cuda_async_memory_resource(std::size_t{0}, std::nullopt, handle_type::posix_file_descriptor));
+    EXPECT_ANY_THROW(rmm::mr::cuda_async_memory_resource(
+      std::size_t{0}, std::nullopt, handle_type::posix_file_descriptor));
   }
 }
 

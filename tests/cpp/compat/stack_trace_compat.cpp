@@ -7,7 +7,10 @@
 #include <string>
 
 namespace {
-__attribute__((noinline)) rmm::detail::stack_trace capture_here() { return rmm::detail::stack_trace{}; }
+__attribute__((noinline)) rmm::detail::stack_trace capture_here()
+{
+  return rmm::detail::stack_trace{};
+}
 }  // namespace
 
 TEST(StackTraceCompat, PrintsFrames)

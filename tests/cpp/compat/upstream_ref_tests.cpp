@@ -26,7 +26,7 @@
 
 namespace {
 
-using dmr = rmm::mr::device_memory_resource;
+using dmr                 = rmm::mr::device_memory_resource;
 constexpr std::size_t MiB = std::size_t{1} << 20;
 
 /// Allocates and frees through @p ref on a fresh stream and checks the alignment.
@@ -42,8 +42,8 @@ void round_trip(rmm::device_async_resource_ref ref, std::size_t bytes = 1000)
 
 TEST(UpstreamRef, PoolFromCurrentResourceRef)
 {
-  rmm::mr::pool_memory_resource<dmr> pool{rmm::mr::get_current_device_resource_ref(), 2 * MiB,
-                                          8 * MiB};
+  rmm::mr::pool_memory_resource<dmr> pool{
+    rmm::mr::get_current_device_resource_ref(), 2 * MiB, 8 * MiB};
   EXPECT_EQ(pool.get_upstream_resource(), rmm::mr::get_current_device_resource_ref());
   EXPECT_EQ(pool.pool_size(), 2 * MiB);
   round_trip(pool);
@@ -142,8 +142,7 @@ bool retry_once(std::size_t, void* arg)
 
 TEST(UpstreamRef, FailureCallbackFromRef)
 {
-  rmm::mr::limiting_resource_adaptor<dmr> limited{rmm::mr::get_current_device_resource_ref(),
-                                                  MiB};
+  rmm::mr::limiting_resource_adaptor<dmr> limited{rmm::mr::get_current_device_resource_ref(), MiB};
   int calls = 0;
   rmm::mr::failure_callback_resource_adaptor<dmr> mr{
     rmm::device_async_resource_ref{limited}, retry_once, &calls};

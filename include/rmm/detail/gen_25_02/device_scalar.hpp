@@ -82,9 +82,7 @@ class device_scalar : public detail::basic_device_scalar<T, device_uvector<T>> {
    * @param stream Stream of the allocation and the copy
    * @param mr The resource
    */
-  device_scalar(T const& initial_value,
-                cuda_stream_view stream,
-                device_async_resource_ref mr)
+  device_scalar(T const& initial_value, cuda_stream_view stream, device_async_resource_ref mr)
     : base{std::in_place, std::size_t{1}, stream, mr}
   {
     this->set_value_async(initial_value, stream);

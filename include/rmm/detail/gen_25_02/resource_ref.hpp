@@ -7,11 +7,11 @@
  *
  * | type | operations | accessible from |
  * | --- | --- | --- |
- * | rmm::device_async_resource_ref | allocate, deallocate, allocate_async, deallocate_async | device |
- * | rmm::device_resource_ref | allocate, deallocate | device |
- * | rmm::host_resource_ref | allocate, deallocate | host |
- * | rmm::host_async_resource_ref | allocate, deallocate, allocate_async, deallocate_async | host |
- * | rmm::host_device_async_resource_ref | allocate, deallocate, allocate_async, deallocate_async | host and device |
+ * | rmm::device_async_resource_ref | allocate, deallocate, allocate_async, deallocate_async |
+ * device | | rmm::device_resource_ref | allocate, deallocate | device | | rmm::host_resource_ref |
+ * allocate, deallocate | host | | rmm::host_async_resource_ref | allocate, deallocate,
+ * allocate_async, deallocate_async | host | | rmm::host_device_async_resource_ref | allocate,
+ * deallocate, allocate_async, deallocate_async | host and device |
  *
  * A reference is constructible (implicitly) from a pointer or a reference to a resource:
  * - any rmm::mr::device_memory_resource (all five kinds: rmm-rs cannot check at compile time
@@ -25,9 +25,9 @@
  * An async reference also converts to the synchronous reference of the same accessibility,
  * and a host_device reference converts to the device and host ones.
  *
- * Two references of the same kind are equal when they refer to resources that compare equal: for device (or
- * host) memory resources through `is_equal()`, for other objects when they have the same type
- * and `operator==` holds (or they are the same object when the type has no `operator==`).
+ * Two references of the same kind are equal when they refer to resources that compare equal: for
+ * device (or host) memory resources through `is_equal()`, for other objects when they have the same
+ * type and `operator==` holds (or they are the same object when the type has no `operator==`).
  *
  * When CCCL's or libhipcxx's `<cuda/memory_resource>` is available (with the experimental
  * memory resource enabled, or CCCL 3), each reference type also has `get_property` friends for
@@ -62,10 +62,13 @@ namespace detail {
 struct resource_ref_vtable {
   void* (*allocate)(void* obj, std::size_t bytes, std::size_t alignment);
   void (*deallocate)(void* obj, void* ptr, std::size_t bytes, std::size_t alignment);
-  void* (*allocate_async)(void* obj, std::size_t bytes, std::size_t alignment, cuda_stream_view stream);
+  void* (*allocate_async)(void* obj,
+                          std::size_t bytes,
+                          std::size_t alignment,
+                          cuda_stream_view stream);
   void (*deallocate_async)(
     void* obj, void* ptr, std::size_t bytes, std::size_t alignment, cuda_stream_view stream);
-  bool (*equal)(void const* lhs, void const* rhs);       ///< both objects of this vtable's type
+  bool (*equal)(void const* lhs, void const* rhs);           ///< both objects of this vtable's type
   rmm::mr::device_memory_resource* (*as_device)(void* obj);  ///< null unless a device resource
 };
 
@@ -130,26 +133,32 @@ inline resource_ref_vtable const* host_mr_vtable() noexcept
 // (allocate(bytes, alignment), allocate_async(bytes, alignment, stream)) or CCCL 3.1's
 // (allocate_sync(bytes, alignment), allocate(stream, bytes, alignment)).
 template <typename R, typename = void>
-struct has_classic_sync : std::false_type {};
+struct has_classic_sync : std::false_type {
+};
 template <typename R>
-struct has_classic_sync<
-  R,
-  std::void_t<decltype(static_cast<void*>(std::declval<R&>().allocate(std::size_t{}, std::size_t{}))),
-              decltype(std::declval<R&>().deallocate(
-                static_cast<void*>(nullptr), std::size_t{}, std::size_t{}))>> : std::true_type {};
+struct has_classic_sync<R,
+                        std::void_t<decltype(static_cast<void*>(
+                                      std::declval<R&>().allocate(std::size_t{}, std::size_t{}))),
+                                    decltype(std::declval<R&>().deallocate(
+                                      static_cast<void*>(nullptr), std::size_t{}, std::size_t{}))>>
+  : std::true_type {
+};
 
 template <typename R, typename = void>
-struct has_named_sync : std::false_type {};
+struct has_named_sync : std::false_type {
+};
 template <typename R>
-struct has_named_sync<
-  R,
-  std::void_t<decltype(static_cast<void*>(
-                std::declval<R&>().allocate_sync(std::size_t{}, std::size_t{}))),
-              decltype(std::declval<R&>().deallocate_sync(
-                static_cast<void*>(nullptr), std::size_t{}, std::size_t{}))>> : std::true_type {};
+struct has_named_sync<R,
+                      std::void_t<decltype(static_cast<void*>(std::declval<R&>().allocate_sync(
+                                    std::size_t{}, std::size_t{}))),
+                                  decltype(std::declval<R&>().deallocate_sync(
+                                    static_cast<void*>(nullptr), std::size_t{}, std::size_t{}))>>
+  : std::true_type {
+};
 
 template <typename R, typename = void>
-struct has_classic_async : std::false_type {};
+struct has_classic_async : std::false_type {
+};
 template <typename R>
 struct has_classic_async<
   R,
@@ -157,10 +166,12 @@ struct has_classic_async<
                 std::size_t{}, std::size_t{}, cuda_stream_view{}))),
               decltype(std::declval<R&>().deallocate_async(
                 static_cast<void*>(nullptr), std::size_t{}, std::size_t{}, cuda_stream_view{}))>>
-  : std::true_type {};
+  : std::true_type {
+};
 
 template <typename R, typename = void>
-struct has_stream_first_async : std::false_type {};
+struct has_stream_first_async : std::false_type {
+};
 #if defined(RMM_HAS_CUDA_MR)
 template <typename R>
 struct has_stream_first_async<
@@ -170,24 +181,29 @@ struct has_stream_first_async<
               decltype(std::declval<R&>().deallocate(std::declval<::cuda::stream_ref>(),
                                                      static_cast<void*>(nullptr),
                                                      std::size_t{},
-                                                     std::size_t{}))>> : std::true_type {};
+                                                     std::size_t{}))>> : std::true_type {
+};
 #endif
 
 template <typename R>
 struct has_sync_members
-  : std::bool_constant<has_classic_sync<R>::value || has_named_sync<R>::value> {};
+  : std::bool_constant<has_classic_sync<R>::value || has_named_sync<R>::value> {
+};
 
 template <typename R>
 struct has_async_members
-  : std::bool_constant<has_classic_async<R>::value || has_stream_first_async<R>::value> {};
+  : std::bool_constant<has_classic_async<R>::value || has_stream_first_async<R>::value> {
+};
 
 template <typename R, typename = void>
-struct has_equality : std::false_type {};
+struct has_equality : std::false_type {
+};
 template <typename R>
 struct has_equality<
   R,
   std::void_t<decltype(static_cast<bool>(std::declval<R const&>() == std::declval<R const&>()))>>
-  : std::true_type {};
+  : std::true_type {
+};
 /// @endcond
 
 /// @brief Table for a duck-typed resource type @p R (not derived from either base class).
@@ -260,7 +276,8 @@ std::true_type is_basic_resource_ref_test(basic_resource_ref<A, S> const*);
 std::false_type is_basic_resource_ref_test(...);
 template <typename T>
 struct is_basic_resource_ref
-  : decltype(is_basic_resource_ref_test(static_cast<T const*>(nullptr))) {};
+  : decltype(is_basic_resource_ref_test(static_cast<T const*>(nullptr))) {
+};
 /// @endcond
 
 /**
@@ -270,8 +287,7 @@ template <typename R, ref_access Access, bool Async>
 inline constexpr bool is_referable_v =
   !is_basic_resource_ref<std::remove_cv_t<R>>::value &&
   (std::is_base_of_v<rmm::mr::device_memory_resource, R> ||
-   (std::is_base_of_v<rmm::mr::host_memory_resource, R> && Access == ref_access::host &&
-    !Async) ||
+   (std::is_base_of_v<rmm::mr::host_memory_resource, R> && Access == ref_access::host && !Async) ||
    // Host resources with stream-ordered members (pinned_memory_resource) serve every kind,
    // as in RMM, where they are device accessible too.
    (std::is_base_of_v<rmm::mr::host_memory_resource, R> && has_async_members<R>::value) ||
@@ -320,8 +336,8 @@ class basic_resource_ref {
   template <ref_access OtherAccess,
             bool OtherAsync,
             std::enable_if_t<(OtherAccess != Access || OtherAsync != Async) &&
-                               ((static_cast<unsigned>(OtherAccess) & static_cast<unsigned>(Access)) ==
-                                static_cast<unsigned>(Access)) &&
+                               ((static_cast<unsigned>(OtherAccess) &
+                                 static_cast<unsigned>(Access)) == static_cast<unsigned>(Access)) &&
                                (OtherAsync || !Async),
                              int> = 0>
   basic_resource_ref(basic_resource_ref<OtherAccess, OtherAsync> const& other) noexcept
@@ -329,11 +345,11 @@ class basic_resource_ref {
   {
   }
 
-  basic_resource_ref(basic_resource_ref const&)            = default;  ///< @brief Copy
-  basic_resource_ref(basic_resource_ref&&) noexcept        = default;  ///< @brief Move
-  basic_resource_ref& operator=(basic_resource_ref const&) = default;  ///< @brief Copy
+  basic_resource_ref(basic_resource_ref const&)                = default;  ///< @brief Copy
+  basic_resource_ref(basic_resource_ref&&) noexcept            = default;  ///< @brief Move
+  basic_resource_ref& operator=(basic_resource_ref const&)     = default;  ///< @brief Copy
   basic_resource_ref& operator=(basic_resource_ref&&) noexcept = default;  ///< @brief Move
-  ~basic_resource_ref()                                    = default;
+  ~basic_resource_ref()                                        = default;
 
   /**
    * @brief Allocates @p bytes aligned to @p alignment (synchronously, on the default stream
@@ -424,28 +440,28 @@ class basic_resource_ref {
   // Templates matching exactly cuda::stream_ref, so that raw stream handles, 0 and nullptr
   // still select the cuda_stream_view overloads without ambiguity.
   template <typename S,
-            bool A = Async,
+            bool A                                                            = Async,
             std::enable_if_t<A && std::is_same_v<S, ::cuda::stream_ref>, int> = 0>
   [[nodiscard]] void* allocate_async(std::size_t bytes, std::size_t alignment, S stream) const
   {
     return allocate_async(bytes, alignment, cuda_stream_view{stream.get()});
   }
   template <typename S,
-            bool A = Async,
+            bool A                                                            = Async,
             std::enable_if_t<A && std::is_same_v<S, ::cuda::stream_ref>, int> = 0>
   [[nodiscard]] void* allocate_async(std::size_t bytes, S stream) const
   {
     return allocate_async(bytes, cuda_stream_view{stream.get()});
   }
   template <typename S,
-            bool A = Async,
+            bool A                                                            = Async,
             std::enable_if_t<A && std::is_same_v<S, ::cuda::stream_ref>, int> = 0>
   void deallocate_async(void* ptr, std::size_t bytes, std::size_t alignment, S stream) const
   {
     deallocate_async(ptr, bytes, alignment, cuda_stream_view{stream.get()});
   }
   template <typename S,
-            bool A = Async,
+            bool A                                                            = Async,
             std::enable_if_t<A && std::is_same_v<S, ::cuda::stream_ref>, int> = 0>
   void deallocate_async(void* ptr, std::size_t bytes, S stream) const
   {
@@ -465,7 +481,7 @@ class basic_resource_ref {
     deallocate(ptr, bytes, alignment);
   }
   template <typename S,
-            bool A = Async,
+            bool A                                                            = Async,
             std::enable_if_t<A && std::is_same_v<S, ::cuda::stream_ref>, int> = 0>
   [[nodiscard]] void* allocate(S stream,
                                std::size_t bytes,
@@ -474,7 +490,7 @@ class basic_resource_ref {
     return allocate_async(bytes, alignment, cuda_stream_view{stream.get()});
   }
   template <typename S,
-            bool A = Async,
+            bool A                                                            = Async,
             std::enable_if_t<A && std::is_same_v<S, ::cuda::stream_ref>, int> = 0>
   void deallocate(S stream,
                   void* ptr,
@@ -483,13 +499,11 @@ class basic_resource_ref {
   {
     deallocate_async(ptr, bytes, alignment, cuda_stream_view{stream.get()});
   }
-  template <ref_access X = Access,
-            std::enable_if_t<(static_cast<unsigned>(X) & 1U) != 0U, int> = 0>
+  template <ref_access X = Access, std::enable_if_t<(static_cast<unsigned>(X) & 1U) != 0U, int> = 0>
   friend void get_property(basic_resource_ref const&, ::cuda::mr::device_accessible) noexcept
   {
   }
-  template <ref_access X = Access,
-            std::enable_if_t<(static_cast<unsigned>(X) & 2U) != 0U, int> = 0>
+  template <ref_access X = Access, std::enable_if_t<(static_cast<unsigned>(X) & 2U) != 0U, int> = 0>
   friend void get_property(basic_resource_ref const&, ::cuda::mr::host_accessible) noexcept
   {
   }
@@ -564,8 +578,8 @@ class basic_resource_ref {
 // over the reference types, so both RMM 25.02's and CCCL 3.1's spellings work on them.
 
 /// @brief Reference to a stream-ordered resource of device-accessible memory.
-using device_async_resource_ref = detail::cccl_async_resource_ref<
-  detail::basic_resource_ref<detail::ref_access::device, true>>;
+using device_async_resource_ref =
+  detail::cccl_async_resource_ref<detail::basic_resource_ref<detail::ref_access::device, true>>;
 
 /// @brief Reference to a resource of device-accessible memory (synchronous functions only).
 using device_resource_ref =
@@ -584,8 +598,8 @@ using host_device_async_resource_ref = detail::cccl_async_resource_ref<
   detail::basic_resource_ref<detail::ref_access::host_device, true>>;
 
 /// @brief Reference to a resource of memory accessible from host and device (synchronous).
-using host_device_resource_ref = detail::cccl_resource_ref<
-  detail::basic_resource_ref<detail::ref_access::host_device, false>>;
+using host_device_resource_ref =
+  detail::cccl_resource_ref<detail::basic_resource_ref<detail::ref_access::host_device, false>>;
 #else
 /// @brief Reference to a stream-ordered resource of device-accessible memory.
 using device_async_resource_ref = detail::basic_resource_ref<detail::ref_access::device, true>;

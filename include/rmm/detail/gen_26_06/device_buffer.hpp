@@ -49,7 +49,7 @@ RMM_API_NAMESPACE_BEGIN
  * resource.
  */
 class device_buffer : public detail::basic_device_buffer<detail::container_policy> {
-  using base = detail::basic_device_buffer<detail::container_policy>;
+  using base         = detail::basic_device_buffer<detail::container_policy>;
   using any_resource = cuda::mr::any_resource<cuda::mr::device_accessible>;
 
  public:

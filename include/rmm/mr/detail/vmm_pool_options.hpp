@@ -87,8 +87,8 @@ inline rmm_resource_t create_vmm_pool(std::size_t initial_pool_size,
   for (auto const& device : options.peer_devices) {
     peers.push_back(static_cast<std::int32_t>(device.value()));
   }
-  c.peer_devices      = peers.empty() ? nullptr : peers.data();
-  c.peer_device_count = peers.size();
+  c.peer_devices        = peers.empty() ? nullptr : peers.data();
+  c.peer_device_count   = peers.size();
   rmm_resource_t handle = nullptr;
   rmm::detail::check(rmm_vmm_pool_create(&c, &handle));
   return handle;

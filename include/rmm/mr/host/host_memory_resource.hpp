@@ -146,6 +146,6 @@ class host_memory_resource {
   }
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

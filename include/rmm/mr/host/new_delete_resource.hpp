@@ -27,12 +27,12 @@ class new_delete_resource final : public host_memory_resource {
  private:
   void* do_allocate(std::size_t bytes, std::size_t alignment) override
   {
-    return ::operator new(bytes, std::align_val_t{detail::host_alignment(alignment)});
+    return ::operator new (bytes, std::align_val_t{detail::host_alignment(alignment)});
   }
 
   void do_deallocate(void* ptr, std::size_t bytes, std::size_t alignment) override
   {
-    ::operator delete(ptr, bytes, std::align_val_t{detail::host_alignment(alignment)});
+    ::operator delete (ptr, bytes, std::align_val_t{detail::host_alignment(alignment)});
   }
 
   [[nodiscard]] bool do_is_equal(host_memory_resource const& other) const noexcept override
@@ -41,6 +41,6 @@ class new_delete_resource final : public host_memory_resource {
   }
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

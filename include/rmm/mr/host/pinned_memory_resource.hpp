@@ -115,8 +115,8 @@ class pinned_memory_resource final : public host_memory_resource {
   void* do_allocate(std::size_t bytes, std::size_t alignment) override
   {
     void* ptr = nullptr;
-    rmm::detail::check_alloc(rmm_pinned_host_allocate(bytes, detail::host_alignment(alignment), &ptr),
-                             bytes);
+    rmm::detail::check_alloc(
+      rmm_pinned_host_allocate(bytes, detail::host_alignment(alignment), &ptr), bytes);
     return ptr;
   }
 
@@ -131,6 +131,6 @@ class pinned_memory_resource final : public host_memory_resource {
   }
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

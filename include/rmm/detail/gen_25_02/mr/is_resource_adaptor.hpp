@@ -68,7 +68,8 @@ inline constexpr bool is_resource_adaptor = false;
 /// @cond
 template <class Resource>
 inline constexpr bool
-  is_resource_adaptor<Resource, std::void_t<decltype(std::declval<Resource>().get_upstream_resource())>> =
+  is_resource_adaptor<Resource,
+                      std::void_t<decltype(std::declval<Resource>().get_upstream_resource())>> =
     detail::satisfies_resource_concept<Resource>;
 /// @endcond
 

@@ -102,8 +102,7 @@ class pinned_host_memory_resource final : public detail::handle_resource {
    * @return The memory, host and device accessible
    * @throws rmm::out_of_memory / rmm::bad_alloc when the allocation fails
    */
-  static void* allocate(std::size_t bytes,
-                        std::size_t alignment = rmm::RMM_DEFAULT_HOST_ALIGNMENT)
+  static void* allocate(std::size_t bytes, std::size_t alignment = rmm::RMM_DEFAULT_HOST_ALIGNMENT)
   {
     void* ptr = nullptr;
     rmm::detail::check(rmm_pinned_host_allocate(bytes, alignment, &ptr));
@@ -185,6 +184,6 @@ class pinned_host_memory_resource final : public detail::handle_resource {
 #endif
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

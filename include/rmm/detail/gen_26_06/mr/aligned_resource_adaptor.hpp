@@ -1,6 +1,7 @@
 /**
  * @file detail/gen_26_06/mr/aligned_resource_adaptor.hpp
- * @brief RMM 26.06's `rmm::mr::aligned_resource_adaptor`: aligns large allocations to a chosen alignment, through librmm's aligned adaptor.
+ * @brief RMM 26.06's `rmm::mr::aligned_resource_adaptor`: aligns large allocations to a chosen
+ * alignment, through librmm's aligned adaptor.
  */
 #pragma once
 
@@ -26,7 +27,8 @@ namespace mr {
 namespace detail {
 
 /**
- * @brief The shared state of a aligned_resource_adaptor: librmm's aligned adaptor over the upstream.
+ * @brief The shared state of a aligned_resource_adaptor: librmm's aligned adaptor over the
+ * upstream.
  */
 class aligned_resource_adaptor_impl final : public adaptor_impl_base {
  public:
@@ -42,16 +44,17 @@ class aligned_resource_adaptor_impl final : public adaptor_impl_base {
   aligned_resource_adaptor_impl(any_device_resource upstream,
                                 std::size_t alignment,
                                 std::size_t alignment_threshold)
-    : adaptor_impl_base{std::move(upstream), "aligned_resource_adaptor(upstream, ...)", [&](rmm_resource_t up) {
-                          RMM_EXPECTS(rmm::is_supported_alignment(alignment),
-                                      "aligned_resource_adaptor: alignment " + std::to_string(alignment) +
-                                        " is not a power of two; pass a power of two (at least 256)");
-                          // Smaller alignments are raised to the device's 256 bytes, as RMM 26.06 does.
-                          return make_handle(rmm_aligned_adaptor_create,
-                                             up,
-                                             std::max(alignment, rmm::CUDA_ALLOCATION_ALIGNMENT),
-                                             alignment_threshold);
-                        }}
+    : adaptor_impl_base{
+        std::move(upstream), "aligned_resource_adaptor(upstream, ...)", [&](rmm_resource_t up) {
+          RMM_EXPECTS(rmm::is_supported_alignment(alignment),
+                      "aligned_resource_adaptor: alignment " + std::to_string(alignment) +
+                        " is not a power of two; pass a power of two (at least 256)");
+          // Smaller alignments are raised to the device's 256 bytes, as RMM 26.06 does.
+          return make_handle(rmm_aligned_adaptor_create,
+                             up,
+                             std::max(alignment, rmm::CUDA_ALLOCATION_ALIGNMENT),
+                             alignment_threshold);
+        }}
   {
   }
 };
@@ -59,7 +62,8 @@ class aligned_resource_adaptor_impl final : public adaptor_impl_base {
 }  // namespace detail
 
 /**
- * @brief Aligns allocations of at least `alignment_threshold` bytes to `alignment`. Copies share one adaptor.
+ * @brief Aligns allocations of at least `alignment_threshold` bytes to `alignment`. Copies share
+ * one adaptor.
  */
 class RMM_EXPORT aligned_resource_adaptor
   : public detail::shared_adaptor<detail::aligned_resource_adaptor_impl> {

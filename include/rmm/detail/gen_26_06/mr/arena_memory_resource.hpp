@@ -1,6 +1,7 @@
 /**
  * @file detail/gen_26_06/mr/arena_memory_resource.hpp
- * @brief RMM 26.06's `rmm::mr::arena_memory_resource`: a global arena with per-thread and per-stream arenas, through librmm's arena resource.
+ * @brief RMM 26.06's `rmm::mr::arena_memory_resource`: a global arena with per-thread and
+ * per-stream arenas, through librmm's arena resource.
  */
 #pragma once
 
@@ -39,13 +40,15 @@ class arena_memory_resource_impl final : public adaptor_impl_base {
   arena_memory_resource_impl(any_device_resource upstream,
                              std::optional<std::size_t> arena_size,
                              bool dump_log_on_failure)
-    : adaptor_impl_base{std::move(upstream), "arena_memory_resource(upstream, ...)", [&](rmm_resource_t up) {
-                          RMM_EXPECTS(!arena_size.has_value() ||
-                                        (*arena_size > 0 && rmm::is_aligned(*arena_size, rmm::CUDA_ALLOCATION_ALIGNMENT)),
-                                      "arena_memory_resource: arena_size (" + std::to_string(arena_size.value_or(0)) +
-                                        " bytes) must be a positive multiple of 256 bytes");
-                          return make_handle(rmm_arena_create, up, arena_size.value_or(0), dump_log_on_failure);
-                        }}
+    : adaptor_impl_base{
+        std::move(upstream), "arena_memory_resource(upstream, ...)", [&](rmm_resource_t up) {
+          RMM_EXPECTS(
+            !arena_size.has_value() ||
+              (*arena_size > 0 && rmm::is_aligned(*arena_size, rmm::CUDA_ALLOCATION_ALIGNMENT)),
+            "arena_memory_resource: arena_size (" + std::to_string(arena_size.value_or(0)) +
+              " bytes) must be a positive multiple of 256 bytes");
+          return make_handle(rmm_arena_create, up, arena_size.value_or(0), dump_log_on_failure);
+        }}
   {
   }
 };
@@ -53,7 +56,8 @@ class arena_memory_resource_impl final : public adaptor_impl_base {
 }  // namespace detail
 
 /**
- * @brief Sub-allocator for many threads: a global arena taken from the upstream in one allocation, shared out through per-thread and per-stream arenas. Copies share one adaptor.
+ * @brief Sub-allocator for many threads: a global arena taken from the upstream in one allocation,
+ * shared out through per-thread and per-stream arenas. Copies share one adaptor.
  */
 class RMM_EXPORT arena_memory_resource
   : public detail::shared_handle_resource<detail::arena_memory_resource_impl> {

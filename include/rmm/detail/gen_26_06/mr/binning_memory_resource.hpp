@@ -41,16 +41,17 @@ class binning_memory_resource_impl final : public adaptor_impl_base {
   binning_memory_resource_impl(any_device_resource upstream,
                                int8_t min_size_exponent,
                                int8_t max_size_exponent)
-    : adaptor_impl_base{std::move(upstream), "binning_memory_resource(upstream, ...)", [&](rmm_resource_t up) {
-                          RMM_EXPECTS(min_size_exponent <= max_size_exponent,
-                                      "binning_memory_resource: min_size_exponent (" +
-                                        std::to_string(min_size_exponent) + ") exceeds max_size_exponent (" +
-                                        std::to_string(max_size_exponent) + ")");
-                          return make_handle(rmm_binning_create,
-                                             up,
-                                             static_cast<int32_t>(min_size_exponent),
-                                             static_cast<int32_t>(max_size_exponent));
-                        }}
+    : adaptor_impl_base{
+        std::move(upstream), "binning_memory_resource(upstream, ...)", [&](rmm_resource_t up) {
+          RMM_EXPECTS(min_size_exponent <= max_size_exponent,
+                      "binning_memory_resource: min_size_exponent (" +
+                        std::to_string(min_size_exponent) + ") exceeds max_size_exponent (" +
+                        std::to_string(max_size_exponent) + ")");
+          return make_handle(rmm_binning_create,
+                             up,
+                             static_cast<int32_t>(min_size_exponent),
+                             static_cast<int32_t>(max_size_exponent));
+        }}
   {
   }
 

@@ -38,20 +38,28 @@ struct callback_functions {
   void* deallocate_arg;              ///< Its argument
 
   /// @brief Vtable allocate entry.
-  static std::uint32_t do_allocate(void* ctx, std::size_t bytes, rmm_stream_t stream, void** out) noexcept
+  static std::uint32_t do_allocate(void* ctx,
+                                   std::size_t bytes,
+                                   rmm_stream_t stream,
+                                   void** out) noexcept
   {
     auto* self = static_cast<callback_functions*>(ctx);
     return translate_exceptions([&] {
-      *out = self->allocate(bytes, cuda_stream_view{reinterpret_cast<cudaStream_t>(stream)}, self->allocate_arg);
+      *out = self->allocate(
+        bytes, cuda_stream_view{reinterpret_cast<cudaStream_t>(stream)}, self->allocate_arg);
     });
   }
 
   /// @brief Vtable deallocate entry.
-  static std::uint32_t do_deallocate(void* ctx, void* ptr, std::size_t bytes, rmm_stream_t stream) noexcept
+  static std::uint32_t do_deallocate(void* ctx,
+                                     void* ptr,
+                                     std::size_t bytes,
+                                     rmm_stream_t stream) noexcept
   {
     auto* self = static_cast<callback_functions*>(ctx);
     return translate_exceptions([&] {
-      self->deallocate(ptr, bytes, cuda_stream_view{reinterpret_cast<cudaStream_t>(stream)}, self->deallocate_arg);
+      self->deallocate(
+        ptr, bytes, cuda_stream_view{reinterpret_cast<cudaStream_t>(stream)}, self->deallocate_arg);
     });
   }
 
@@ -115,10 +123,10 @@ class callback_memory_resource_impl final : public handle_base {
   }
 
   /// @brief Calls the deallocate callback on the default stream.
-  void deallocate_sync(void* ptr,
-                       std::size_t bytes,
-                       [[maybe_unused]] std::size_t alignment =
-                         rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept
+  void deallocate_sync(
+    void* ptr,
+    std::size_t bytes,
+    [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept
   {
     functions_->deallocate(ptr, bytes, cuda_stream_view{}, functions_->deallocate_arg);
   }

@@ -70,10 +70,7 @@ class RMM_EXPORT cuda_async_managed_memory_resource final
    * @brief Uses the current device's managed pool.
    * @throws rmm::logic_error when the runtime has no managed pools
    */
-  cuda_async_managed_memory_resource()
-    : shared_handle_resource{std::in_place}
-  {
-  }
+  cuda_async_managed_memory_resource() : shared_handle_resource{std::in_place} {}
 
   /**
    * @brief The runtime's managed pool.

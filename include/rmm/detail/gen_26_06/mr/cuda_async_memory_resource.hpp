@@ -62,8 +62,9 @@ class cuda_async_memory_resource_impl final
                                std::optional<std::int32_t> export_handle_type)
   {
     // RMM 26.06 primes the pool only when asked to, and keeps everything by default.
-    std::size_t const initial   = initial_pool_size.value_or(0);
-    std::size_t const threshold = release_threshold.value_or(std::numeric_limits<std::size_t>::max());
+    std::size_t const initial = initial_pool_size.value_or(0);
+    std::size_t const threshold =
+      release_threshold.value_or(std::numeric_limits<std::size_t>::max());
     return make_handle(rmm_async_create, &initial, &threshold, export_handle_type.value_or(0));
   }
 };
@@ -109,11 +110,13 @@ class RMM_EXPORT cuda_async_memory_resource final
   cuda_async_memory_resource(std::optional<std::size_t> initial_pool_size             = {},
                              std::optional<std::size_t> release_threshold             = {},
                              std::optional<allocation_handle_type> export_handle_type = {})
-    : shared_handle_resource{std::in_place, initial_pool_size,
-                  release_threshold,
-                  export_handle_type.has_value()
-                    ? std::optional<std::int32_t>{static_cast<std::int32_t>(*export_handle_type)}
-                    : std::nullopt}
+    : shared_handle_resource{
+        std::in_place,
+        initial_pool_size,
+        release_threshold,
+        export_handle_type.has_value()
+          ? std::optional<std::int32_t>{static_cast<std::int32_t>(*export_handle_type)}
+          : std::nullopt}
   {
   }
 

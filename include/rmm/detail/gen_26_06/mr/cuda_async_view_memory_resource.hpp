@@ -82,7 +82,8 @@ class cuda_async_view_memory_resource final : public detail::handle_base {
   cudaMemPool_t pool_{};
 };
 
-static_assert(cuda::mr::resource_with<cuda_async_view_memory_resource, cuda::mr::device_accessible>);
+static_assert(
+  cuda::mr::resource_with<cuda_async_view_memory_resource, cuda::mr::device_accessible>);
 
 }  // namespace mr
 RMM_API_NAMESPACE_END

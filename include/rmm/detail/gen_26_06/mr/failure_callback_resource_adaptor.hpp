@@ -76,7 +76,9 @@ class failure_callback_resource_adaptor_impl final
                                          void* callback_arg)
     : state_ptr{std::make_unique<failure_callback_state>(
         failure_callback_state{std::move(callback), callback_arg})},
-      adaptor_impl_base{std::move(upstream), "failure_callback_resource_adaptor(upstream, ...)", [&](rmm_resource_t up) {
+      adaptor_impl_base{std::move(upstream),
+                        "failure_callback_resource_adaptor(upstream, ...)",
+                        [&](rmm_resource_t up) {
                           RMM_EXPECTS(static_cast<bool>(state_ptr::get()->callback),
                                       "failure_callback_resource_adaptor: empty callback; pass a "
                                       "function returning whether to retry");

@@ -1,6 +1,7 @@
 /**
  * @file detail/gen_26_06/mr/fixed_size_memory_resource.hpp
- * @brief RMM 26.06's `rmm::mr::fixed_size_memory_resource`: blocks of one size carved from its upstream, through librmm's fixed_size resource.
+ * @brief RMM 26.06's `rmm::mr::fixed_size_memory_resource`: blocks of one size carved from its
+ * upstream, through librmm's fixed_size resource.
  */
 #pragma once
 
@@ -24,7 +25,8 @@ namespace mr {
 namespace detail {
 
 /**
- * @brief The shared state of a fixed_size_memory_resource: librmm's fixed_size resource over the upstream.
+ * @brief The shared state of a fixed_size_memory_resource: librmm's fixed_size resource over the
+ * upstream.
  */
 class fixed_size_memory_resource_impl final : public adaptor_impl_base {
  public:
@@ -37,13 +39,15 @@ class fixed_size_memory_resource_impl final : public adaptor_impl_base {
   fixed_size_memory_resource_impl(any_device_resource upstream,
                                   std::size_t block_size,
                                   std::size_t blocks_to_preallocate)
-    : adaptor_impl_base{std::move(upstream), "fixed_size_memory_resource(upstream, ...)", [&](rmm_resource_t up) {
-                          RMM_EXPECTS(block_size > 0 && blocks_to_preallocate > 0,
-                                      "fixed_size_memory_resource: block_size and blocks_to_preallocate "
-                                      "must be positive (got " + std::to_string(block_size) + " and " +
-                                        std::to_string(blocks_to_preallocate) + ")");
-                          return make_handle(rmm_fixed_size_create, up, block_size, blocks_to_preallocate);
-                        }}
+    : adaptor_impl_base{
+        std::move(upstream), "fixed_size_memory_resource(upstream, ...)", [&](rmm_resource_t up) {
+          RMM_EXPECTS(block_size > 0 && blocks_to_preallocate > 0,
+                      "fixed_size_memory_resource: block_size and blocks_to_preallocate "
+                      "must be positive (got " +
+                        std::to_string(block_size) + " and " +
+                        std::to_string(blocks_to_preallocate) + ")");
+          return make_handle(rmm_fixed_size_create, up, block_size, blocks_to_preallocate);
+        }}
   {
   }
 
@@ -62,7 +66,8 @@ class fixed_size_memory_resource_impl final : public adaptor_impl_base {
 }  // namespace detail
 
 /**
- * @brief Allocates blocks of one fixed size (requests up to that size) from lists replenished from its upstream. Copies share one adaptor.
+ * @brief Allocates blocks of one fixed size (requests up to that size) from lists replenished from
+ * its upstream. Copies share one adaptor.
  */
 class RMM_EXPORT fixed_size_memory_resource
   : public detail::shared_adaptor<detail::fixed_size_memory_resource_impl> {
@@ -79,9 +84,10 @@ class RMM_EXPORT fixed_size_memory_resource
    * @param blocks_to_preallocate Blocks taken from the upstream at a time
    * @throws rmm::logic_error for an empty upstream or zero sizes
    */
-  explicit fixed_size_memory_resource(cuda::mr::any_resource<cuda::mr::device_accessible> upstream,
-                                      std::size_t block_size            = default_block_size,
-                                      std::size_t blocks_to_preallocate = default_blocks_to_preallocate)
+  explicit fixed_size_memory_resource(
+    cuda::mr::any_resource<cuda::mr::device_accessible> upstream,
+    std::size_t block_size            = default_block_size,
+    std::size_t blocks_to_preallocate = default_blocks_to_preallocate)
     : shared_adaptor{std::in_place, std::move(upstream), block_size, blocks_to_preallocate}
   {
   }

@@ -16,17 +16,20 @@ namespace mr {
 
 /// @brief Whether @p Resource is a resource adaptor (false: no `get_upstream_resource()`).
 template <class Resource, class = void>
-[[deprecated("is_resource_adaptor is deprecated and will be removed in a future release.")]]
-inline constexpr bool is_resource_adaptor = false;
+[[deprecated(
+  "is_resource_adaptor is deprecated and will be removed in a future "
+  "release.")]] inline constexpr bool is_resource_adaptor = false;
 
 /// @brief Whether @p Resource is a resource adaptor: a synchronous resource with
 /// `get_upstream_resource()`.
 template <class Resource>
-[[deprecated("is_resource_adaptor is deprecated and will be removed in a future release.")]]
-inline constexpr bool is_resource_adaptor<
-  Resource,
-  cuda::std::void_t<decltype(cuda::std::declval<Resource>().get_upstream_resource())>> =
-  cuda::mr::synchronous_resource<Resource>;
+[[deprecated(
+  "is_resource_adaptor is deprecated and will be removed in a future "
+  "release.")]] inline constexpr bool
+  is_resource_adaptor<
+    Resource,
+    cuda::std::void_t<decltype(cuda::std::declval<Resource>().get_upstream_resource())>> =
+    cuda::mr::synchronous_resource<Resource>;
 
 }  // namespace mr
 RMM_API_NAMESPACE_END

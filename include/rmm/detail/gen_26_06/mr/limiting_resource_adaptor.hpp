@@ -1,6 +1,7 @@
 /**
  * @file detail/gen_26_06/mr/limiting_resource_adaptor.hpp
- * @brief RMM 26.06's `rmm::mr::limiting_resource_adaptor`: caps the bytes outstanding from its upstream, through librmm's limiting adaptor.
+ * @brief RMM 26.06's `rmm::mr::limiting_resource_adaptor`: caps the bytes outstanding from its
+ * upstream, through librmm's limiting adaptor.
  */
 #pragma once
 
@@ -24,7 +25,8 @@ namespace mr {
 namespace detail {
 
 /**
- * @brief The shared state of a limiting_resource_adaptor: librmm's limiting adaptor over the upstream.
+ * @brief The shared state of a limiting_resource_adaptor: librmm's limiting adaptor over the
+ * upstream.
  */
 class limiting_resource_adaptor_impl final : public adaptor_impl_base {
  public:
@@ -37,9 +39,10 @@ class limiting_resource_adaptor_impl final : public adaptor_impl_base {
   limiting_resource_adaptor_impl(any_device_resource upstream,
                                  std::size_t allocation_limit,
                                  std::size_t alignment)
-    : adaptor_impl_base{std::move(upstream), "limiting_resource_adaptor(upstream, ...)", [&](rmm_resource_t up) {
-                          return make_handle(rmm_limiting_adaptor_create, up, allocation_limit, alignment);
-                        }}
+    : adaptor_impl_base{
+        std::move(upstream), "limiting_resource_adaptor(upstream, ...)", [&](rmm_resource_t up) {
+          return make_handle(rmm_limiting_adaptor_create, up, allocation_limit, alignment);
+        }}
   {
   }
 
@@ -69,7 +72,8 @@ class limiting_resource_adaptor_impl final : public adaptor_impl_base {
 }  // namespace detail
 
 /**
- * @brief Fails allocations (rmm::out_of_memory) that would take the bytes outstanding past a limit. Copies share one adaptor.
+ * @brief Fails allocations (rmm::out_of_memory) that would take the bytes outstanding past a limit.
+ * Copies share one adaptor.
  */
 class RMM_EXPORT limiting_resource_adaptor
   : public detail::shared_adaptor<detail::limiting_resource_adaptor_impl> {

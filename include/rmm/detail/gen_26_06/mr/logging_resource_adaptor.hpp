@@ -35,7 +35,7 @@ namespace detail {
  * heap of the impl, which outlives librmm's use of it.
  */
 struct logging_destination {
-  std::ostream* stream{nullptr};  ///< The ostream, or null
+  std::ostream* stream{nullptr};     ///< The ostream, or null
   std::vector<rmm::sink_ptr> sinks;  ///< The sinks (when no ostream)
 
   /**
@@ -73,9 +73,8 @@ struct logging_destination {
 /**
  * @brief The shared state of a logging_resource_adaptor.
  */
-class logging_resource_adaptor_impl final
-  : private std::unique_ptr<logging_destination>,
-    public adaptor_impl_base {
+class logging_resource_adaptor_impl final : private std::unique_ptr<logging_destination>,
+                                            public adaptor_impl_base {
   using destination_ptr = std::unique_ptr<logging_destination>;
 
  public:
@@ -89,9 +88,10 @@ class logging_resource_adaptor_impl final
                                 std::string const& filename,
                                 bool auto_flush)
     : destination_ptr{},
-      adaptor_impl_base{std::move(upstream), "logging_resource_adaptor(upstream, ...)", [&](rmm_resource_t up) {
-                          return make_handle(rmm_logging_create, up, filename.c_str(), auto_flush ? 1 : 0);
-                        }}
+      adaptor_impl_base{
+        std::move(upstream), "logging_resource_adaptor(upstream, ...)", [&](rmm_resource_t up) {
+          return make_handle(rmm_logging_create, up, filename.c_str(), auto_flush ? 1 : 0);
+        }}
   {
   }
 
@@ -105,13 +105,14 @@ class logging_resource_adaptor_impl final
                                 std::unique_ptr<logging_destination> destination,
                                 bool auto_flush)
     : destination_ptr{std::move(destination)},
-      adaptor_impl_base{std::move(upstream), "logging_resource_adaptor(upstream, ...)", [&](rmm_resource_t up) {
-                          return make_handle(rmm_logging_create_with_callback,
-                                             up,
-                                             &logging_destination::write,
-                                             static_cast<void*>(destination_ptr::get()),
-                                             auto_flush ? 1 : 0);
-                        }}
+      adaptor_impl_base{
+        std::move(upstream), "logging_resource_adaptor(upstream, ...)", [&](rmm_resource_t up) {
+          return make_handle(rmm_logging_create_with_callback,
+                             up,
+                             &logging_destination::write,
+                             static_cast<void*>(destination_ptr::get()),
+                             auto_flush ? 1 : 0);
+        }}
   {
   }
 
@@ -152,9 +153,11 @@ class RMM_EXPORT logging_resource_adaptor
   logging_resource_adaptor(cuda::mr::any_resource<cuda::mr::device_accessible> upstream,
                            std::ostream& stream,
                            bool auto_flush = false)
-    : shared_adaptor{std::in_place, std::move(upstream),
-                  std::make_unique<detail::logging_destination>(detail::logging_destination{&stream, {}}),
-                  auto_flush}
+    : shared_adaptor{
+        std::in_place,
+        std::move(upstream),
+        std::make_unique<detail::logging_destination>(detail::logging_destination{&stream, {}}),
+        auto_flush}
   {
   }
 
@@ -167,10 +170,11 @@ class RMM_EXPORT logging_resource_adaptor
   logging_resource_adaptor(cuda::mr::any_resource<cuda::mr::device_accessible> upstream,
                            std::initializer_list<rmm::sink_ptr> sinks,
                            bool auto_flush = false)
-    : shared_adaptor{std::in_place, std::move(upstream),
-                  std::make_unique<detail::logging_destination>(
-                    detail::logging_destination{nullptr, std::vector<rmm::sink_ptr>{sinks}}),
-                  auto_flush}
+    : shared_adaptor{std::in_place,
+                     std::move(upstream),
+                     std::make_unique<detail::logging_destination>(
+                       detail::logging_destination{nullptr, std::vector<rmm::sink_ptr>{sinks}}),
+                     auto_flush}
   {
   }
 

@@ -110,14 +110,16 @@ inline registry_entry* resolve_entry(int device, rmm_resource_t handle, void* ta
   void* proposed = proposal.get();
   void* actual   = nullptr;
   if (is_initial) {
-    rmm::detail::check(rmm_initial_resource_tag(device, RMM_DETAIL_REGISTRY_KEY, proposed, &actual));
+    rmm::detail::check(
+      rmm_initial_resource_tag(device, RMM_DETAIL_REGISTRY_KEY, proposed, &actual));
   } else {
-    rmm::detail::check(rmm_per_device_entry_tag(device,
-                                                RMM_DETAIL_REGISTRY_KEY,
-                                                handle_of(*cuda::mr::resource_cast<registry_resource>(&proposal->resource)),
-                                                proposed,
-                                                &registry_entry::release,
-                                                &actual));
+    rmm::detail::check(rmm_per_device_entry_tag(
+      device,
+      RMM_DETAIL_REGISTRY_KEY,
+      handle_of(*cuda::mr::resource_cast<registry_resource>(&proposal->resource)),
+      proposed,
+      &registry_entry::release,
+      &actual));
   }
   if (actual == proposed || actual == nullptr) { return proposal.release(); }
   return static_cast<registry_entry*>(actual);
@@ -134,7 +136,8 @@ inline cuda_memory_resource& initial_resource()
   auto proposal    = std::make_unique<registry_entry>(
     registry_entry{any_device_resource{cuda_memory_resource{}}, true});
   void* actual = nullptr;
-  rmm::detail::check(rmm_initial_resource_tag(device, RMM_DETAIL_REGISTRY_KEY, proposal.get(), &actual));
+  rmm::detail::check(
+    rmm_initial_resource_tag(device, RMM_DETAIL_REGISTRY_KEY, proposal.get(), &actual));
   auto* entry = static_cast<registry_entry*>(actual);
   if (actual == proposal.get()) { (void)proposal.release(); }
   return *cuda::mr::resource_cast<cuda_memory_resource>(&entry->resource);
@@ -183,12 +186,12 @@ inline any_device_resource exchange_entry(int device,
   rmm_resource_t previous = nullptr;
   void* previous_tag      = nullptr;
   rmm_status_t status     = rmm_set_per_device_resource_tagged(device,
-                                                               RMM_DETAIL_REGISTRY_KEY,
-                                                               handle,
-                                                               entry.get(),
-                                                               &registry_entry::release,
-                                                               &previous,
-                                                               &previous_tag);
+                                                           RMM_DETAIL_REGISTRY_KEY,
+                                                           handle,
+                                                           entry.get(),
+                                                           &registry_entry::release,
+                                                           &previous,
+                                                           &previous_tag);
   (void)rmm_resource_release(handle);
   rmm::detail::check(status);
   (void)entry.release();  // the registry's now
@@ -208,8 +211,8 @@ inline device_async_resource_ref get_per_device_resource_ref(cuda_device_id devi
 {
   rmm_resource_t handle = nullptr;
   void* tag             = nullptr;
-  rmm::detail::check(rmm_get_per_device_resource_tagged(
-    device_id.value(), RMM_DETAIL_REGISTRY_KEY, &handle, &tag));
+  rmm::detail::check(
+    rmm_get_per_device_resource_tagged(device_id.value(), RMM_DETAIL_REGISTRY_KEY, &handle, &tag));
   return device_async_resource_ref{detail::resolve_entry(device_id.value(), handle, tag)->resource};
 }
 
@@ -256,7 +259,8 @@ inline cuda::mr::any_resource<cuda::mr::device_accessible> set_per_device_resour
   detail::expect_non_empty(new_resource, "set_per_device_resource(device_id, new_resource)");
   // The entry owns a copy; the handle takes the resource itself (a callback resource owns it
   // when it is not one of this layer's).
-  auto entry = std::make_unique<detail::registry_entry>(detail::registry_entry{new_resource, false});
+  auto entry =
+    std::make_unique<detail::registry_entry>(detail::registry_entry{new_resource, false});
   rmm_resource_t handle = detail::to_handle(std::move(new_resource));
   return detail::exchange_entry(device_id.value(), handle, std::move(entry));
 }
@@ -268,9 +272,9 @@ inline cuda::mr::any_resource<cuda::mr::device_accessible> set_per_device_resour
  * @param new_resource_ref The resource
  * @return The previous resource
  */
-[[deprecated("Use set_per_device_resource instead.")]]
-inline cuda::mr::any_resource<cuda::mr::device_accessible> set_per_device_resource_ref(
-  cuda_device_id device_id, device_async_resource_ref new_resource_ref)
+[[deprecated("Use set_per_device_resource instead.")]] inline cuda::mr::any_resource<
+  cuda::mr::device_accessible>
+set_per_device_resource_ref(cuda_device_id device_id, device_async_resource_ref new_resource_ref)
 {
   return set_per_device_resource(
     device_id, cuda::mr::any_resource<cuda::mr::device_accessible>{new_resource_ref});
@@ -301,9 +305,9 @@ inline cuda::mr::any_resource<cuda::mr::device_accessible> set_current_device_re
  * @param new_resource_ref The resource (must stay alive while set)
  * @return The previous resource
  */
-[[deprecated("Use set_current_device_resource instead.")]]
-inline cuda::mr::any_resource<cuda::mr::device_accessible> set_current_device_resource_ref(
-  device_async_resource_ref new_resource_ref)
+[[deprecated("Use set_current_device_resource instead.")]] inline cuda::mr::any_resource<
+  cuda::mr::device_accessible>
+set_current_device_resource_ref(device_async_resource_ref new_resource_ref)
 {
   return set_current_device_resource(
     cuda::mr::any_resource<cuda::mr::device_accessible>{new_resource_ref});
@@ -335,9 +339,9 @@ inline cuda::mr::any_resource<cuda::mr::device_accessible> reset_current_device_
  * @param device_id The device
  * @return The previous resource
  */
-[[deprecated("Use reset_per_device_resource instead.")]]
-inline cuda::mr::any_resource<cuda::mr::device_accessible> reset_per_device_resource_ref(
-  cuda_device_id device_id)
+[[deprecated("Use reset_per_device_resource instead.")]] inline cuda::mr::any_resource<
+  cuda::mr::device_accessible>
+reset_per_device_resource_ref(cuda_device_id device_id)
 {
   return reset_per_device_resource(device_id);
 }
@@ -346,8 +350,9 @@ inline cuda::mr::any_resource<cuda::mr::device_accessible> reset_per_device_reso
  * @brief Restores the initial resource of the current device.
  * @return The previous resource
  */
-[[deprecated("Use reset_current_device_resource instead.")]]
-inline cuda::mr::any_resource<cuda::mr::device_accessible> reset_current_device_resource_ref()
+[[deprecated("Use reset_current_device_resource instead.")]] inline cuda::mr::any_resource<
+  cuda::mr::device_accessible>
+reset_current_device_resource_ref()
 {
   return reset_current_device_resource();
 }

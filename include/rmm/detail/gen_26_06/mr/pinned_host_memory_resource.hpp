@@ -39,7 +39,9 @@ class pinned_host_memory_resource final
   pinned_host_memory_resource() : interchangeable_resource{rmm_pinned_host_create} {}
 
   /// @brief Host-accessible memory.
-  friend void get_property(pinned_host_memory_resource const&, cuda::mr::host_accessible) noexcept {}
+  friend void get_property(pinned_host_memory_resource const&, cuda::mr::host_accessible) noexcept
+  {
+  }
 };
 
 static_assert(cuda::mr::resource_with<pinned_host_memory_resource, cuda::mr::device_accessible>);

@@ -52,8 +52,7 @@ class polymorphic_allocator {
    * stream-ordered device resource
    * @throws rmm::logic_error when @p mr is empty
    */
-  polymorphic_allocator(cuda::mr::any_resource<cuda::mr::device_accessible> mr)
-    : mr_(std::move(mr))
+  polymorphic_allocator(cuda::mr::any_resource<cuda::mr::device_accessible> mr) : mr_(std::move(mr))
   {
     RMM_EXPECTS(mr_.has_value(),
                 "polymorphic_allocator: empty cuda::mr::any_resource; pass a memory resource");

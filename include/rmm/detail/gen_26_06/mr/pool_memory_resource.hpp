@@ -43,13 +43,11 @@ class pool_memory_resource_impl final : public adaptor_impl_base {
   pool_memory_resource_impl(any_device_resource upstream,
                             std::size_t initial_pool_size,
                             std::optional<std::size_t> maximum_pool_size)
-    : adaptor_impl_base{std::move(upstream),
-                        "pool_memory_resource(upstream, ...)",
-                        [&](rmm_resource_t up) {
-                          check_sizes(initial_pool_size, maximum_pool_size);
-                          return make_handle(
-                            rmm_pool_create, up, initial_pool_size, maximum_pool_size.value_or(0));
-                        }}
+    : adaptor_impl_base{
+        std::move(upstream), "pool_memory_resource(upstream, ...)", [&](rmm_resource_t up) {
+          check_sizes(initial_pool_size, maximum_pool_size);
+          return make_handle(rmm_pool_create, up, initial_pool_size, maximum_pool_size.value_or(0));
+        }}
   {
   }
 
@@ -100,9 +98,7 @@ class RMM_EXPORT pool_memory_resource
   explicit pool_memory_resource(cuda::mr::any_resource<cuda::mr::device_accessible> upstream,
                                 std::size_t initial_pool_size,
                                 std::optional<std::size_t> maximum_pool_size = std::nullopt)
-    : shared_adaptor{std::in_place, std::move(upstream),
-                  initial_pool_size,
-                  maximum_pool_size}
+    : shared_adaptor{std::in_place, std::move(upstream), initial_pool_size, maximum_pool_size}
   {
   }
 

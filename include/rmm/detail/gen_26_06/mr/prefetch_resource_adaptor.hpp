@@ -1,6 +1,7 @@
 /**
  * @file detail/gen_26_06/mr/prefetch_resource_adaptor.hpp
- * @brief RMM 26.06's `rmm::mr::prefetch_resource_adaptor`: prefetches each new allocation to the current device, through librmm's prefetch adaptor.
+ * @brief RMM 26.06's `rmm::mr::prefetch_resource_adaptor`: prefetches each new allocation to the
+ * current device, through librmm's prefetch adaptor.
  */
 #pragma once
 
@@ -22,7 +23,8 @@ namespace rmm {
 RMM_API_NAMESPACE_BEGIN
 namespace mr {
 /**
- * @brief Prefetches each allocation of its upstream (managed memory) to the current device on the allocation's stream. Copies share one adaptor.
+ * @brief Prefetches each allocation of its upstream (managed memory) to the current device on the
+ * allocation's stream. Copies share one adaptor.
  */
 class RMM_EXPORT prefetch_resource_adaptor
   : public detail::shared_adaptor<detail::c_adaptor_impl<rmm_prefetch_adaptor_create>> {

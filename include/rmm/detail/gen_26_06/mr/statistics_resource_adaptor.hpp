@@ -47,9 +47,10 @@ class statistics_resource_adaptor_impl final : public adaptor_impl_base {
    * @param upstream The upstream
    */
   explicit statistics_resource_adaptor_impl(any_device_resource upstream)
-    : adaptor_impl_base{std::move(upstream), "statistics_resource_adaptor(upstream)", [](rmm_resource_t up) {
-                          return make_handle(rmm_statistics_adaptor_create, up);
-                        }}
+    : adaptor_impl_base{
+        std::move(upstream), "statistics_resource_adaptor(upstream)", [](rmm_resource_t up) {
+          return make_handle(rmm_statistics_adaptor_create, up);
+        }}
   {
   }
 
@@ -85,7 +86,6 @@ class statistics_resource_adaptor_impl final : public adaptor_impl_base {
   }
 
  private:
-
   [[nodiscard]] std::pair<counter, counter> counters() const noexcept
   {
     rmm_statistics_counters c{};

@@ -1,6 +1,7 @@
 /**
  * @file detail/gen_26_06/mr/thread_safe_resource_adaptor.hpp
- * @brief RMM 26.06's `rmm::mr::thread_safe_resource_adaptor`: serializes the calls to its upstream with one mutex, through librmm's thread_safe adaptor.
+ * @brief RMM 26.06's `rmm::mr::thread_safe_resource_adaptor`: serializes the calls to its upstream
+ * with one mutex, through librmm's thread_safe adaptor.
  */
 #pragma once
 
@@ -23,7 +24,8 @@ namespace rmm {
 RMM_API_NAMESPACE_BEGIN
 namespace mr {
 /**
- * @brief Makes any upstream safe to use from several threads: calls to it are serialized. Copies share one adaptor.
+ * @brief Makes any upstream safe to use from several threads: calls to it are serialized. Copies
+ * share one adaptor.
  */
 class RMM_EXPORT thread_safe_resource_adaptor
   : public detail::shared_adaptor<detail::c_adaptor_impl<rmm_thread_safe_adaptor_create>> {
@@ -36,7 +38,8 @@ class RMM_EXPORT thread_safe_resource_adaptor
    * @param upstream The upstream
    * @throws rmm::logic_error for an empty upstream
    */
-  explicit thread_safe_resource_adaptor(cuda::mr::any_resource<cuda::mr::device_accessible> upstream)
+  explicit thread_safe_resource_adaptor(
+    cuda::mr::any_resource<cuda::mr::device_accessible> upstream)
     : shared_adaptor{std::in_place, std::move(upstream), "thread_safe_resource_adaptor(upstream)"}
   {
   }

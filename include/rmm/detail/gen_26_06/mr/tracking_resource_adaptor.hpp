@@ -65,7 +65,9 @@ class tracking_resource_adaptor_impl final : public adaptor_impl_base {
    * @param capture_stacks Whether each allocation records its stack (slow)
    */
   tracking_resource_adaptor_impl(any_device_resource upstream, bool capture_stacks)
-    : adaptor_impl_base{std::move(upstream), "tracking_resource_adaptor(upstream, ...)", [&](rmm_resource_t up) {
+    : adaptor_impl_base{std::move(upstream),
+                        "tracking_resource_adaptor(upstream, ...)",
+                        [&](rmm_resource_t up) {
                           return make_handle(rmm_tracking_adaptor_create, up, capture_stacks);
                         }},
       capture_stacks_{capture_stacks}
@@ -83,7 +85,8 @@ class tracking_resource_adaptor_impl final : public adaptor_impl_base {
     snapshot_.clear();
     try {
       std::size_t count = 0;
-      rmm::detail::check(rmm_tracking_adaptor_get_outstanding(handle(), nullptr, nullptr, 0, &count));
+      rmm::detail::check(
+        rmm_tracking_adaptor_get_outstanding(handle(), nullptr, nullptr, 0, &count));
       std::vector<void*> ptrs(count);
       std::vector<std::size_t> sizes(count);
       rmm::detail::check(
@@ -92,7 +95,9 @@ class tracking_resource_adaptor_impl final : public adaptor_impl_base {
         auto it = snapshot_.emplace(ptrs[i], allocation_info{sizes[i], false}).first;
         if (capture_stacks_) {
           std::string text = stack_of(ptrs[i]);
-          if (!text.empty()) { it->second.strace = std::make_unique<rmm::detail::stack_trace>(text); }
+          if (!text.empty()) {
+            it->second.strace = std::make_unique<rmm::detail::stack_trace>(text);
+          }
         }
       }
     } catch (...) {
@@ -113,10 +118,11 @@ class tracking_resource_adaptor_impl final : public adaptor_impl_base {
   [[nodiscard]] std::string get_outstanding_allocations_str() const
   {
     std::size_t needed = 0;
-    rmm::detail::check(rmm_tracking_adaptor_outstanding_allocations_string(handle(), nullptr, 0, &needed));
-    std::string text(needed, '\0');
     rmm::detail::check(
-      rmm_tracking_adaptor_outstanding_allocations_string(handle(), text.data(), text.size(), &needed));
+      rmm_tracking_adaptor_outstanding_allocations_string(handle(), nullptr, 0, &needed));
+    std::string text(needed, '\0');
+    rmm::detail::check(rmm_tracking_adaptor_outstanding_allocations_string(
+      handle(), text.data(), text.size(), &needed));
     text.resize(needed > 0 ? needed - 1 : 0);
     return text;
   }
@@ -131,7 +137,8 @@ class tracking_resource_adaptor_impl final : public adaptor_impl_base {
   [[nodiscard]] std::string stack_of(void* ptr) const
   {
     std::size_t needed = 0;
-    if (rmm_tracking_adaptor_allocation_stack(handle(), ptr, nullptr, 0, &needed) != RMM_STATUS_SUCCESS) {
+    if (rmm_tracking_adaptor_allocation_stack(handle(), ptr, nullptr, 0, &needed) !=
+        RMM_STATUS_SUCCESS) {
       return {};
     }
     std::string text(needed, '\0');
@@ -183,7 +190,10 @@ class RMM_EXPORT tracking_resource_adaptor
   }
 
   /// @brief Bytes outstanding. @return The bytes
-  [[nodiscard]] std::size_t get_allocated_bytes() const noexcept { return get().get_allocated_bytes(); }
+  [[nodiscard]] std::size_t get_allocated_bytes() const noexcept
+  {
+    return get().get_allocated_bytes();
+  }
 
   /// @brief The report of outstanding allocations. @return It
   [[nodiscard]] std::string get_outstanding_allocations_str() const

@@ -8,7 +8,8 @@
 #include <rmm/detail/export.hpp>
 
 #if RMM_API_GENERATION >= 2606
-#error "rmm/mr/device/detail/handle_resource.hpp: RMM 25.x's base of the device_memory_resource classes; compile this file for RMM 25.x (-DRMM_API_VERSION=2510)"
+#error \
+  "rmm/mr/device/detail/handle_resource.hpp: RMM 25.x's base of the device_memory_resource classes; compile this file for RMM 25.x (-DRMM_API_VERSION=2510)"
 #else
 #include <rmm/detail/gen_25_02/mr/device/detail/handle_resource.hpp>
 #endif

@@ -83,11 +83,13 @@ class aligned_resource_adaptor final : public detail::upstream_resource<Upstream
   {
     // RMM 25.10 raises smaller power-of-two alignments to the device's 256 bytes; RMM 25.02
     // accepts them and its memory is 256-byte aligned anyway, so the same holds for 25.02.
-    if (rmm::is_pow2(alignment)) { alignment = std::max(alignment, rmm::CUDA_ALLOCATION_ALIGNMENT); }
+    if (rmm::is_pow2(alignment)) {
+      alignment = std::max(alignment, rmm::CUDA_ALLOCATION_ALIGNMENT);
+    }
     return rmm_aligned_adaptor_create(upstream, alignment, alignment_threshold, out);
   }
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

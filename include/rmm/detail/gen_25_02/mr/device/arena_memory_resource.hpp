@@ -106,6 +106,6 @@ class arena_memory_resource final : public detail::upstream_resource<Upstream> {
   }
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

@@ -78,8 +78,10 @@ class binning_memory_resource final : public detail::upstream_resource<Upstream>
   binning_memory_resource(Upstream* upstream,
                           std::int8_t min_size_exponent,
                           std::int8_t max_size_exponent)
-    : detail::upstream_resource<Upstream>{
-        upstream, rmm_binning_create, checked_exponent(min_size_exponent), checked_exponents(min_size_exponent, max_size_exponent)}
+    : detail::upstream_resource<Upstream>{upstream,
+                                          rmm_binning_create,
+                                          checked_exponent(min_size_exponent),
+                                          checked_exponents(min_size_exponent, max_size_exponent)}
   {
   }
 
@@ -94,8 +96,10 @@ class binning_memory_resource final : public detail::upstream_resource<Upstream>
   binning_memory_resource(device_async_resource_ref upstream,
                           std::int8_t min_size_exponent,
                           std::int8_t max_size_exponent)
-    : detail::upstream_resource<Upstream>{
-        upstream, rmm_binning_create, checked_exponent(min_size_exponent), checked_exponents(min_size_exponent, max_size_exponent)}
+    : detail::upstream_resource<Upstream>{upstream,
+                                          rmm_binning_create,
+                                          checked_exponent(min_size_exponent),
+                                          checked_exponents(min_size_exponent, max_size_exponent)}
   {
   }
 
@@ -139,13 +143,12 @@ class binning_memory_resource final : public detail::upstream_resource<Upstream>
   {
     RMM_EXPECTS(min_size_exponent <= max_size_exponent,
                 "min_size_exponent (" + std::to_string(int{min_size_exponent}) +
-                  ") must not exceed max_size_exponent (" +
-                  std::to_string(int{max_size_exponent}) + ")");
+                  ") must not exceed max_size_exponent (" + std::to_string(int{max_size_exponent}) +
+                  ")");
     return checked_exponent(max_size_exponent);
   }
-
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

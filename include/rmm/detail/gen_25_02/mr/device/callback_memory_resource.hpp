@@ -48,15 +48,17 @@ inline vtable_status_t callback_allocate(void* ctx,
                                          void** out) noexcept
 {
   auto* context = static_cast<callback_context*>(ctx);
-  return static_cast<vtable_status_t>(translate_exceptions([&] {
-    void* ptr = context->allocate(
-      bytes, cuda_stream_view{rmm::detail::from_c_stream(stream)}, context->allocate_arg);
-    if (ptr == nullptr && bytes != 0) {
-      throw rmm::bad_alloc{"allocate callback returned null for " + std::to_string(bytes) +
-                           " bytes"};
-    }
-    *out = ptr;
-  }, unknown_exception));
+  return static_cast<vtable_status_t>(translate_exceptions(
+    [&] {
+      void* ptr = context->allocate(
+        bytes, cuda_stream_view{rmm::detail::from_c_stream(stream)}, context->allocate_arg);
+      if (ptr == nullptr && bytes != 0) {
+        throw rmm::bad_alloc{"allocate callback returned null for " + std::to_string(bytes) +
+                             " bytes"};
+      }
+      *out = ptr;
+    },
+    unknown_exception));
 }
 
 /// @brief Vtable deallocate entry of callback_memory_resource.
@@ -71,10 +73,12 @@ inline vtable_status_t callback_deallocate(void* ctx,
                                            rmm_stream_t stream) noexcept
 {
   auto* context = static_cast<callback_context*>(ctx);
-  return static_cast<vtable_status_t>(translate_exceptions([&] {
-    context->deallocate(
-      ptr, bytes, cuda_stream_view{rmm::detail::from_c_stream(stream)}, context->deallocate_arg);
-  }, unknown_exception));
+  return static_cast<vtable_status_t>(translate_exceptions(
+    [&] {
+      context->deallocate(
+        ptr, bytes, cuda_stream_view{rmm::detail::from_c_stream(stream)}, context->deallocate_arg);
+    },
+    unknown_exception));
 }
 
 /// @brief Vtable destroy entry of callback_memory_resource.
@@ -164,6 +168,6 @@ class callback_memory_resource final : public detail::handle_resource {
   detail::callback_context* context_;
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

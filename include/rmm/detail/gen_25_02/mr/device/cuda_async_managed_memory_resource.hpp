@@ -47,6 +47,6 @@ class cuda_async_managed_memory_resource final : public detail::handle_resource 
   }
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

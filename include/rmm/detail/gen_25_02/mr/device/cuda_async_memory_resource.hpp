@@ -96,7 +96,7 @@ class cuda_async_memory_resource final : public detail::handle_resource {
                                std::optional<allocation_handle_type> export_handle_type)
   {
     rmm_resource_t handle = nullptr;
-    auto const type       = static_cast<int>(export_handle_type.value_or(allocation_handle_type::none));
+    auto const type = static_cast<int>(export_handle_type.value_or(allocation_handle_type::none));
     rmm::detail::check(rmm_async_create(initial_pool_size ? &*initial_pool_size : nullptr,
                                         release_threshold ? &*release_threshold : nullptr,
                                         type,
@@ -105,6 +105,6 @@ class cuda_async_memory_resource final : public detail::handle_resource {
   }
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

@@ -64,6 +64,6 @@ class cuda_async_view_memory_resource final : public detail::handle_resource {
   }
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

@@ -1,6 +1,7 @@
 /**
  * @file detail/gen_25_02/mr/device/cuda_memory_resource.hpp
- * @brief Device memory resource allocating with cudaMalloc/hipMalloc and freeing with cudaFree/hipFree.
+ * @brief Device memory resource allocating with cudaMalloc/hipMalloc and freeing with
+ * cudaFree/hipFree.
  */
 #pragma once
 
@@ -20,7 +21,8 @@ RMM_API_NAMESPACE_BEGIN
 namespace mr {
 
 /**
- * @brief Device memory resource allocating with cudaMalloc/hipMalloc and freeing with cudaFree/hipFree.
+ * @brief Device memory resource allocating with cudaMalloc/hipMalloc and freeing with
+ * cudaFree/hipFree.
  *
  * Implemented by the Rust core (`rmm_cuda_create`); copies share the same underlying resource.
  */
@@ -30,12 +32,15 @@ class cuda_memory_resource final : public detail::handle_resource {
    * @brief Creates the resource for the current device.
    * @throws rmm::cuda_error when no runtime is available
    */
-  cuda_memory_resource() : handle_resource{detail::adopt_handle, detail::make_handle(rmm_cuda_create)} {}
+  cuda_memory_resource()
+    : handle_resource{detail::adopt_handle, detail::make_handle(rmm_cuda_create)}
+  {
+  }
 
   /// @brief Takes over an existing handle (one reference) of this kind of resource.
   using handle_resource::handle_resource;
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

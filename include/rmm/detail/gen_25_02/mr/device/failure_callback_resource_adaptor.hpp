@@ -155,6 +155,6 @@ class failure_callback_resource_adaptor final : public detail::upstream_resource
   std::map<std::thread::id, std::exception_ptr> pending_;
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

@@ -58,9 +58,10 @@ class fixed_size_memory_resource final : public detail::upstream_resource<Upstre
    * @throws rmm::logic_error when @p upstream is null or a size is invalid
    * @throws rmm::out_of_memory / rmm::bad_alloc when the preallocation fails
    */
-  explicit fixed_size_memory_resource(Upstream* upstream,
-                                      std::size_t block_size            = default_block_size,
-                                      std::size_t blocks_to_preallocate = default_blocks_to_preallocate)
+  explicit fixed_size_memory_resource(
+    Upstream* upstream,
+    std::size_t block_size            = default_block_size,
+    std::size_t blocks_to_preallocate = default_blocks_to_preallocate)
     : detail::upstream_resource<Upstream>{upstream, &create, block_size, blocks_to_preallocate}
   {
   }
@@ -73,9 +74,10 @@ class fixed_size_memory_resource final : public detail::upstream_resource<Upstre
    * @throws rmm::logic_error when @p upstream is null or a size is invalid
    * @throws rmm::out_of_memory / rmm::bad_alloc when the preallocation fails
    */
-  explicit fixed_size_memory_resource(device_async_resource_ref upstream,
-                                      std::size_t block_size            = default_block_size,
-                                      std::size_t blocks_to_preallocate = default_blocks_to_preallocate)
+  explicit fixed_size_memory_resource(
+    device_async_resource_ref upstream,
+    std::size_t block_size            = default_block_size,
+    std::size_t blocks_to_preallocate = default_blocks_to_preallocate)
     : detail::upstream_resource<Upstream>{upstream, &create, block_size, blocks_to_preallocate}
   {
   }
@@ -103,6 +105,6 @@ class fixed_size_memory_resource final : public detail::upstream_resource<Upstre
   }
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

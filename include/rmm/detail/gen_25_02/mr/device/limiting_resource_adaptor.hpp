@@ -91,6 +91,6 @@ class limiting_resource_adaptor final : public detail::upstream_resource<Upstrea
   }
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

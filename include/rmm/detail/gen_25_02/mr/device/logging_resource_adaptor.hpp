@@ -266,8 +266,11 @@ class logging_resource_adaptor final : private detail::logging_sink_holder,
                                    bool auto_flush,
                                    rmm_resource_t* out)
   {
-    return rmm_logging_create_with_callback(
-      upstream, &detail::logging_sink_list::write, static_cast<void*>(list), auto_flush ? 1 : 0, out);
+    return rmm_logging_create_with_callback(upstream,
+                                            &detail::logging_sink_list::write,
+                                            static_cast<void*>(list),
+                                            auto_flush ? 1 : 0,
+                                            out);
   }
 };
 
@@ -282,8 +285,8 @@ class logging_resource_adaptor final : private detail::logging_sink_holder,
 template <typename Upstream>
 [[deprecated(
   "make_logging_adaptor (deprecated since RMM 24.10, gone in 25.02): construct a "
-  "logging_resource_adaptor directly")]]
-logging_resource_adaptor<Upstream> make_logging_adaptor(
+  "logging_resource_adaptor directly")]] logging_resource_adaptor<Upstream>
+make_logging_adaptor(
   Upstream* upstream,
   std::string const& filename = logging_resource_adaptor<Upstream>::get_default_filename(),
   bool auto_flush             = false)
@@ -302,14 +305,12 @@ logging_resource_adaptor<Upstream> make_logging_adaptor(
 template <typename Upstream>
 [[deprecated(
   "make_logging_adaptor (deprecated since RMM 24.10, gone in 25.02): construct a "
-  "logging_resource_adaptor directly")]]
-logging_resource_adaptor<Upstream> make_logging_adaptor(Upstream* upstream,
-                                                        std::ostream& stream,
-                                                        bool auto_flush = false)
+  "logging_resource_adaptor directly")]] logging_resource_adaptor<Upstream>
+make_logging_adaptor(Upstream* upstream, std::ostream& stream, bool auto_flush = false)
 {
   return logging_resource_adaptor<Upstream>{upstream, stream, auto_flush};
 }
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

@@ -157,6 +157,6 @@ auto make_owning_wrapper(std::shared_ptr<Upstream> upstream, Args&&... args)
                                        std::forward<Args>(args)...);
 }
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

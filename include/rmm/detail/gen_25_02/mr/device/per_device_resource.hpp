@@ -118,13 +118,15 @@ inline device_memory_resource* resolve_registry_entry(int device, rmm_resource_t
   if (is_initial) {
     auto proposal  = adopt_registry_handle<cuda_memory_resource>(handle);
     void* proposed = static_cast<device_memory_resource*>(proposal.get());
-    rmm::detail::check(rmm_initial_resource_tag(device, RMM_DETAIL_REGISTRY_KEY, proposed, &actual));
+    rmm::detail::check(
+      rmm_initial_resource_tag(device, RMM_DETAIL_REGISTRY_KEY, proposed, &actual));
     if (actual == proposed) { return static_cast<device_memory_resource*>(proposal.release()); }
     return static_cast<device_memory_resource*>(actual);
   }
   auto proposal  = adopt_registry_handle<registry_resource>(handle);
   void* proposed = static_cast<device_memory_resource*>(proposal.get());
-  rmm::detail::check(rmm_per_device_entry_tag(device, RMM_DETAIL_REGISTRY_KEY, proposal->handle(), proposed, nullptr, &actual));
+  rmm::detail::check(rmm_per_device_entry_tag(
+    device, RMM_DETAIL_REGISTRY_KEY, proposal->handle(), proposed, nullptr, &actual));
   if (actual == proposed || actual == nullptr) {
     return static_cast<device_memory_resource*>(proposal.release());
   }
@@ -164,7 +166,8 @@ inline device_memory_resource* get_per_device_resource(cuda_device_id device_id)
 {
   rmm_resource_t handle = nullptr;
   void* tag             = nullptr;
-  rmm::detail::check(rmm_get_per_device_resource_tagged(device_id.value(), RMM_DETAIL_REGISTRY_KEY, &handle, &tag));
+  rmm::detail::check(
+    rmm_get_per_device_resource_tagged(device_id.value(), RMM_DETAIL_REGISTRY_KEY, &handle, &tag));
   return detail::resolve_registry_entry(device_id.value(), handle, tag);
 }
 
@@ -178,16 +181,16 @@ inline device_memory_resource* get_per_device_resource(cuda_device_id device_id)
 inline device_memory_resource* set_per_device_resource(cuda_device_id device_id,
                                                        device_memory_resource* new_mr)
 {
-  rmm_resource_t handle = new_mr != nullptr ? detail::to_handle(new_mr) : nullptr;
+  rmm_resource_t handle   = new_mr != nullptr ? detail::to_handle(new_mr) : nullptr;
   rmm_resource_t previous = nullptr;
   void* previous_tag      = nullptr;
   rmm_status_t status     = rmm_set_per_device_resource_tagged(device_id.value(),
-                                                                 RMM_DETAIL_REGISTRY_KEY,
-                                                                 handle,
-                                                                 static_cast<void*>(new_mr),
-                                                                 nullptr,
-                                                                 &previous,
-                                                                 &previous_tag);
+                                                           RMM_DETAIL_REGISTRY_KEY,
+                                                           handle,
+                                                           static_cast<void*>(new_mr),
+                                                           nullptr,
+                                                           &previous,
+                                                           &previous_tag);
   (void)rmm_resource_release(handle);
   rmm::detail::check(status);
   return detail::resolve_registry_entry(device_id.value(), previous, previous_tag);
@@ -315,6 +318,6 @@ inline device_async_resource_ref reset_current_device_resource_ref()
   return device_async_resource_ref{reset_current_device_resource()};
 }
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

@@ -150,6 +150,6 @@ auto make_stream_allocator_adaptor(Allocator const& allocator, cuda_stream_view 
   return stream_allocator_adaptor<Allocator>{allocator, stream};
 }
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

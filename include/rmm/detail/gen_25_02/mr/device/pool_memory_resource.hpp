@@ -58,7 +58,8 @@ namespace detail {
  * accessible resource (pinned memory) is host accessible too.
  */
 template <typename Pool, typename Upstream, typename = void>
-struct pool_properties {};
+struct pool_properties {
+};
 
 #if defined(RMM_HAS_CUDA_MR)
 template <typename Upstream>
@@ -75,25 +76,25 @@ inline constexpr bool upstream_host_accessible =
 #pragma GCC diagnostic ignored "-Wnon-template-friend"
 #endif
 template <typename Pool, typename Upstream>
-struct pool_properties<Pool,
-                       Upstream,
-                       std::enable_if_t<!upstream_device_accessible<Upstream> &&
-                                        !upstream_host_accessible<Upstream>>> {
+struct pool_properties<
+  Pool,
+  Upstream,
+  std::enable_if_t<!upstream_device_accessible<Upstream> && !upstream_host_accessible<Upstream>>> {
   friend void get_property(Pool const&, cuda::mr::device_accessible) = delete;
 };
 template <typename Pool, typename Upstream>
-struct pool_properties<Pool,
-                       Upstream,
-                       std::enable_if_t<!upstream_device_accessible<Upstream> &&
-                                        upstream_host_accessible<Upstream>>> {
+struct pool_properties<
+  Pool,
+  Upstream,
+  std::enable_if_t<!upstream_device_accessible<Upstream> && upstream_host_accessible<Upstream>>> {
   friend void get_property(Pool const&, cuda::mr::device_accessible) = delete;
   friend void get_property(Pool const&, cuda::mr::host_accessible) noexcept {}
 };
 template <typename Pool, typename Upstream>
-struct pool_properties<Pool,
-                       Upstream,
-                       std::enable_if_t<upstream_device_accessible<Upstream> &&
-                                        upstream_host_accessible<Upstream>>> {
+struct pool_properties<
+  Pool,
+  Upstream,
+  std::enable_if_t<upstream_device_accessible<Upstream> && upstream_host_accessible<Upstream>>> {
   friend void get_property(Pool const&, cuda::mr::host_accessible) noexcept {}
 };
 #if defined(__GNUC__) && !defined(__clang__)
@@ -104,8 +105,9 @@ struct pool_properties<Pool,
 }  // namespace detail
 
 template <typename Upstream>
-class pool_memory_resource final : public detail::upstream_resource<Upstream>,
-                                   public detail::pool_properties<pool_memory_resource<Upstream>, Upstream> {
+class pool_memory_resource final
+  : public detail::upstream_resource<Upstream>,
+    public detail::pool_properties<pool_memory_resource<Upstream>, Upstream> {
  public:
   /**
    * @brief Creates a pool over @p upstream.
@@ -211,6 +213,6 @@ class pool_memory_resource final : public detail::upstream_resource<Upstream>,
   }
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

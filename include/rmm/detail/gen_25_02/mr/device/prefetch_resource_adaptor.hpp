@@ -1,6 +1,7 @@
 /**
  * @file detail/gen_25_02/mr/device/prefetch_resource_adaptor.hpp
- * @brief Prefetches each new allocation to the current device on its stream (implemented by the Rust core).
+ * @brief Prefetches each new allocation to the current device on its stream (implemented by the
+ * Rust core).
  */
 #pragma once
 
@@ -60,6 +61,6 @@ class prefetch_resource_adaptor final : public detail::upstream_resource<Upstrea
   }
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

@@ -45,6 +45,6 @@ class sam_headroom_memory_resource final : public detail::handle_resource {
   using handle_resource::handle_resource;
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

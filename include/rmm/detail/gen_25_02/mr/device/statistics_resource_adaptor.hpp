@@ -114,10 +114,8 @@ class statistics_resource_adaptor final : public detail::upstream_resource<Upstr
     rmm::detail::check(rmm_statistics_adaptor_get_counters(this->handle(), &c));
     return detail::to_counter_pair(c);
   }
-
-
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

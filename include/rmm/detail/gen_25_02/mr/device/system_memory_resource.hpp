@@ -1,6 +1,7 @@
 /**
  * @file detail/gen_25_02/mr/device/system_memory_resource.hpp
- * @brief Device memory resource allocating system (pageable host) memory, for devices that can access it (HMM/ATS); synchronizes the stream before freeing.
+ * @brief Device memory resource allocating system (pageable host) memory, for devices that can
+ * access it (HMM/ATS); synchronizes the stream before freeing.
  */
 #pragma once
 
@@ -21,7 +22,8 @@ RMM_API_NAMESPACE_BEGIN
 namespace mr {
 
 /**
- * @brief Device memory resource allocating system (pageable host) memory, for devices that can access it (HMM/ATS); synchronizes the stream before freeing.
+ * @brief Device memory resource allocating system (pageable host) memory, for devices that can
+ * access it (HMM/ATS); synchronizes the stream before freeing.
  *
  * Implemented by the Rust core (`rmm_system_create`); copies share the same underlying resource.
  */
@@ -32,12 +34,15 @@ class system_memory_resource final : public detail::handle_resource {
    * @throws rmm::cuda_error when no runtime is available
    * @throws rmm::logic_error when the device cannot access pageable system memory
    */
-  system_memory_resource() : handle_resource{detail::adopt_handle, detail::make_handle(rmm_system_create)} {}
+  system_memory_resource()
+    : handle_resource{detail::adopt_handle, detail::make_handle(rmm_system_create)}
+  {
+  }
 
   /// @brief Takes over an existing handle (one reference) of this kind of resource.
   using handle_resource::handle_resource;
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

@@ -59,6 +59,6 @@ class thread_safe_resource_adaptor final : public detail::upstream_resource<Upst
   }
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

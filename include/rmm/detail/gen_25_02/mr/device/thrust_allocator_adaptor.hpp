@@ -89,7 +89,8 @@ class thrust_allocator : public thrust::device_malloc_allocator<T> {
   pointer allocate(size_type num)
   {
     cuda_set_device_raii const dev{device_};
-    return thrust::device_pointer_cast(static_cast<T*>(mr_.allocate_async(num * sizeof(T), stream_)));
+    return thrust::device_pointer_cast(
+      static_cast<T*>(mr_.allocate_async(num * sizeof(T), stream_)));
   }
 
   /**
@@ -135,8 +136,8 @@ class thrust_allocator : public thrust::device_malloc_allocator<T> {
   cuda_device_id device_{get_current_cuda_device()};
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm
 
 #endif

@@ -77,7 +77,8 @@ class tracking_resource_adaptor final : public detail::upstream_resource<Upstrea
      * @param stack The rendered stack ("" when none was captured)
      */
     allocation_info(std::size_t size, std::string stack)
-      : strace{stack.empty() ? nullptr : std::make_unique<rmm::detail::stack_trace>(std::move(stack))},
+      : strace{stack.empty() ? nullptr
+                             : std::make_unique<rmm::detail::stack_trace>(std::move(stack))},
         allocation_size{size}
     {
     }
@@ -100,7 +101,8 @@ class tracking_resource_adaptor final : public detail::upstream_resource<Upstrea
    * @param capture_stacks Record the stack trace of each allocation (slow)
    * @throws rmm::logic_error when @p upstream is null
    */
-  explicit tracking_resource_adaptor(device_async_resource_ref upstream, bool capture_stacks = false)
+  explicit tracking_resource_adaptor(device_async_resource_ref upstream,
+                                     bool capture_stacks = false)
     : detail::upstream_resource<Upstream>{upstream, rmm_tracking_adaptor_create, capture_stacks}
   {
   }
@@ -177,12 +179,11 @@ class tracking_resource_adaptor final : public detail::upstream_resource<Upstrea
   }
 
  private:
-
   // What get_outstanding_allocations() returns a reference to, as RMM returns its own map.
   mutable std::mutex snapshot_mutex_;
   mutable std::map<void*, allocation_info> snapshot_;
 };
 
-}
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr
+}  // namespace rmm

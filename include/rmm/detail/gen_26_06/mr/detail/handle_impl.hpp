@@ -173,9 +173,10 @@ class handle_allocation {
    * @param bytes The size it was allocated with
    * @param alignment Ignored
    */
-  void deallocate_sync(void* ptr,
-                       std::size_t bytes,
-                       [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept
+  void deallocate_sync(
+    void* ptr,
+    std::size_t bytes,
+    [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept
   {
     handle_deallocate_sync(self().handle(), ptr, bytes);
   }
@@ -315,19 +316,30 @@ inline rmm_resource_t find_handle(device_async_resource_ref ref) noexcept;
  */
 struct any_bridge {
   /// @brief Vtable allocate entry.
-  static std::uint32_t allocate(void* ctx, std::size_t bytes, rmm_stream_t stream, void** out) noexcept
+  static std::uint32_t allocate(void* ctx,
+                                std::size_t bytes,
+                                rmm_stream_t stream,
+                                void** out) noexcept
   {
     return translate_exceptions([&] {
       *out = static_cast<any_device_resource*>(ctx)->allocate(
-        cuda::stream_ref{reinterpret_cast<cudaStream_t>(stream)}, bytes, rmm::CUDA_ALLOCATION_ALIGNMENT);
+        cuda::stream_ref{reinterpret_cast<cudaStream_t>(stream)},
+        bytes,
+        rmm::CUDA_ALLOCATION_ALIGNMENT);
     });
   }
 
   /// @brief Vtable deallocate entry.
-  static std::uint32_t deallocate(void* ctx, void* ptr, std::size_t bytes, rmm_stream_t stream) noexcept
+  static std::uint32_t deallocate(void* ctx,
+                                  void* ptr,
+                                  std::size_t bytes,
+                                  rmm_stream_t stream) noexcept
   {
     static_cast<any_device_resource*>(ctx)->deallocate(
-      cuda::stream_ref{reinterpret_cast<cudaStream_t>(stream)}, ptr, bytes, rmm::CUDA_ALLOCATION_ALIGNMENT);
+      cuda::stream_ref{reinterpret_cast<cudaStream_t>(stream)},
+      ptr,
+      bytes,
+      rmm::CUDA_ALLOCATION_ALIGNMENT);
     return RMM_STATUS_SUCCESS;
   }
 
@@ -345,9 +357,9 @@ inline rmm_resource_t make_any_bridge(any_device_resource&& resource)
 {
   auto owned = std::make_unique<any_device_resource>(std::move(resource));
   rmm_callback_vtable vtable{};
-  vtable.allocate   = &any_bridge::allocate;
-  vtable.deallocate = &any_bridge::deallocate;
-  vtable.destroy    = &any_bridge::destroy;
+  vtable.allocate       = &any_bridge::allocate;
+  vtable.deallocate     = &any_bridge::deallocate;
+  vtable.destroy        = &any_bridge::destroy;
   rmm_resource_t handle = nullptr;
   // destroy() runs even when the creation fails after the vtable was checked: the handle owns
   // the context from here on.
@@ -411,8 +423,8 @@ class upstream_holder {
       upstream_ = std::make_unique<any_device_resource>(std::move(upstream));
       target_   = upstream_.get();
     } else {
-      handle_ = make_any_bridge(std::move(upstream));
-      void* ctx = nullptr;
+      handle_             = make_any_bridge(std::move(upstream));
+      void* ctx           = nullptr;
       rmm_status_t status = rmm_callback_get_context(handle_, &ctx);
       if (status != RMM_STATUS_SUCCESS) {
         (void)rmm_resource_release(handle_);
@@ -568,7 +580,8 @@ class shared_copies : public cuda::mr::shared_resource<Impl> {
   /// @brief Shares @p other's state. @param other The resource
   shared_copies(shared_copies const& other) noexcept = default;
   /// @brief Shares @p other's state (which stays usable). @param other The resource
-  shared_copies(shared_copies&& other) noexcept : shared_base{static_cast<shared_base const&>(other)}
+  shared_copies(shared_copies&& other) noexcept
+    : shared_base{static_cast<shared_base const&>(other)}
   {
   }
   /// @brief Shares @p other's state. @param other The resource @return *this
@@ -665,9 +678,9 @@ class c_adaptor_impl final : public adaptor_impl_base {
    */
   template <typename... Args>
   c_adaptor_impl(any_device_resource upstream, char const* what, Args... args)
-    : adaptor_impl_base{std::move(upstream),
-                        what,
-                        [&](rmm_resource_t up) { return make_handle(Create, up, args...); }}
+    : adaptor_impl_base{std::move(upstream), what, [&](rmm_resource_t up) {
+                          return make_handle(Create, up, args...);
+                        }}
   {
   }
 };

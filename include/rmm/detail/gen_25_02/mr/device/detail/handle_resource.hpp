@@ -47,7 +47,8 @@ class handle_resource : public device_memory_resource {
    * @brief Shares the handle of @p other (one more reference).
    * @param other The resource to copy
    */
-  handle_resource(handle_resource const& other) : device_memory_resource{other}, handle_{other.handle_}
+  handle_resource(handle_resource const& other)
+    : device_memory_resource{other}, handle_{other.handle_}
   {
     if (handle_ != nullptr) { rmm::detail::check(rmm_resource_retain(handle_)); }
   }
@@ -143,7 +144,7 @@ class handle_resource : public device_memory_resource {
   rmm_resource_t handle_{nullptr};
 };
 
-}
-}
+}  // namespace detail
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr::detail
+}  // namespace rmm

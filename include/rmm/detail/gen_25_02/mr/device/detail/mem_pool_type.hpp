@@ -40,7 +40,7 @@ inline mem_pool_type pool_of(rmm_resource_t handle) noexcept
   }
   return reinterpret_cast<mem_pool_type>(pool);
 }
-}
-}
+}  // namespace detail
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr::detail
+}  // namespace rmm

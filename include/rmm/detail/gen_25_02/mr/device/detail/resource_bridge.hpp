@@ -60,10 +60,12 @@ inline vtable_status_t bridge_allocate(void* ctx,
                                        rmm_stream_t stream,
                                        void** out) noexcept
 {
-  return static_cast<vtable_status_t>(translate_exceptions([&] {
-    *out = static_cast<device_memory_resource*>(ctx)->allocate(
-      bytes, cuda_stream_view{rmm::detail::from_c_stream(stream)});
-  }, unknown_exception));
+  return static_cast<vtable_status_t>(translate_exceptions(
+    [&] {
+      *out = static_cast<device_memory_resource*>(ctx)->allocate(
+        bytes, cuda_stream_view{rmm::detail::from_c_stream(stream)});
+    },
+    unknown_exception));
 }
 
 /**
@@ -79,10 +81,12 @@ inline vtable_status_t bridge_deallocate(void* ctx,
                                          std::size_t bytes,
                                          rmm_stream_t stream) noexcept
 {
-  return static_cast<vtable_status_t>(translate_exceptions([&] {
-    static_cast<device_memory_resource*>(ctx)->deallocate(
-      ptr, bytes, cuda_stream_view{rmm::detail::from_c_stream(stream)});
-  }, unknown_exception));
+  return static_cast<vtable_status_t>(translate_exceptions(
+    [&] {
+      static_cast<device_memory_resource*>(ctx)->deallocate(
+        ptr, bytes, cuda_stream_view{rmm::detail::from_c_stream(stream)});
+    },
+    unknown_exception));
 }
 
 /**
@@ -95,9 +99,9 @@ inline rmm_resource_t make_bridge_handle(device_memory_resource* mr)
 {
   RMM_EXPECTS(mr != nullptr, "cannot bridge a null device_memory_resource");
   rmm_callback_vtable vtable{};
-  vtable.allocate   = &bridge_allocate;
-  vtable.deallocate = &bridge_deallocate;
-  vtable.destroy    = nullptr;
+  vtable.allocate       = &bridge_allocate;
+  vtable.deallocate     = &bridge_deallocate;
+  vtable.destroy        = nullptr;
   rmm_resource_t handle = nullptr;
   rmm::detail::check(rmm_callback_create_with_vtable(&vtable, mr, &handle));
   return handle;
@@ -128,23 +132,39 @@ inline rmm_resource_t to_handle(device_memory_resource* mr)
  * over it hand out 256-byte-aligned blocks and check what they get.
  */
 struct ref_bridge {
-  static vtable_status_t allocate(void* ctx, std::size_t bytes, rmm_stream_t stream, void** out) noexcept
+  static vtable_status_t allocate(void* ctx,
+                                  std::size_t bytes,
+                                  rmm_stream_t stream,
+                                  void** out) noexcept
   {
-    return static_cast<vtable_status_t>(translate_exceptions([&] {
-      *out = static_cast<rmm::device_async_resource_ref*>(ctx)->allocate_async(
-        bytes, CUDA_ALLOCATION_ALIGNMENT, cuda_stream_view{rmm::detail::from_c_stream(stream)});
-    }, unknown_exception));
+    return static_cast<vtable_status_t>(translate_exceptions(
+      [&] {
+        *out = static_cast<rmm::device_async_resource_ref*>(ctx)->allocate_async(
+          bytes, CUDA_ALLOCATION_ALIGNMENT, cuda_stream_view{rmm::detail::from_c_stream(stream)});
+      },
+      unknown_exception));
   }
 
-  static vtable_status_t deallocate(void* ctx, void* ptr, std::size_t bytes, rmm_stream_t stream) noexcept
+  static vtable_status_t deallocate(void* ctx,
+                                    void* ptr,
+                                    std::size_t bytes,
+                                    rmm_stream_t stream) noexcept
   {
-    return static_cast<vtable_status_t>(translate_exceptions([&] {
-      static_cast<rmm::device_async_resource_ref*>(ctx)->deallocate_async(
-        ptr, bytes, CUDA_ALLOCATION_ALIGNMENT, cuda_stream_view{rmm::detail::from_c_stream(stream)});
-    }, unknown_exception));
+    return static_cast<vtable_status_t>(translate_exceptions(
+      [&] {
+        static_cast<rmm::device_async_resource_ref*>(ctx)->deallocate_async(
+          ptr,
+          bytes,
+          CUDA_ALLOCATION_ALIGNMENT,
+          cuda_stream_view{rmm::detail::from_c_stream(stream)});
+      },
+      unknown_exception));
   }
 
-  static void destroy(void* ctx) noexcept { delete static_cast<rmm::device_async_resource_ref*>(ctx); }
+  static void destroy(void* ctx) noexcept
+  {
+    delete static_cast<rmm::device_async_resource_ref*>(ctx);
+  }
 };
 
 /**
@@ -159,16 +179,16 @@ inline rmm_resource_t to_handle(rmm::device_async_resource_ref ref)
   if (auto* mr = ref.as_device_memory_resource(); mr != nullptr) { return to_handle(mr); }
   auto copy = std::make_unique<rmm::device_async_resource_ref>(ref);
   rmm_callback_vtable vtable{};
-  vtable.allocate   = &ref_bridge::allocate;
-  vtable.deallocate = &ref_bridge::deallocate;
-  vtable.destroy    = &ref_bridge::destroy;
+  vtable.allocate       = &ref_bridge::allocate;
+  vtable.deallocate     = &ref_bridge::deallocate;
+  vtable.destroy        = &ref_bridge::destroy;
   rmm_resource_t handle = nullptr;
   rmm::detail::check(rmm_callback_create_with_vtable(&vtable, copy.get(), &handle));
   (void)copy.release();  // owned by the handle now; freed by ref_bridge::destroy
   return handle;
 }
 
-}
-}
+}  // namespace detail
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr::detail
+}  // namespace rmm

@@ -78,7 +78,10 @@ class upstream_handle_holder {
    * @brief The upstream, as RMM 25.02's `get_upstream_resource()` returns it.
    * @return Reference to the upstream resource
    */
-  [[nodiscard]] rmm::device_async_resource_ref upstream_ref() const noexcept { return upstream_ref_; }
+  [[nodiscard]] rmm::device_async_resource_ref upstream_ref() const noexcept
+  {
+    return upstream_ref_;
+  }
 
   /**
    * @brief The upstream as a pointer to @p Upstream (the older API's `get_upstream()`).
@@ -132,7 +135,7 @@ class upstream_handle_holder {
   std::vector<rmm_resource_t> extra_handles_;
 };
 
-}
-}
+}  // namespace detail
+}  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace rmm::mr::detail
+}  // namespace rmm

@@ -13,7 +13,6 @@
 #include <rmm/resource_ref.hpp>
 #include <rmm/rmm.h>
 
-
 namespace rmm {
 RMM_API_NAMESPACE_BEGIN
 namespace mr {
