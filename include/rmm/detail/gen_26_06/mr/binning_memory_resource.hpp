@@ -11,7 +11,7 @@
 #if RMM_API_GENERATION >= 2606
 
 #include <rmm/detail/error.hpp>
-#include <rmm/detail/gen_26_06/mr/detail/handle_impl.hpp>
+#include <rmm/detail/gen_26_06/mr/detail/resource_bases.hpp>
 #include <rmm/resource_ref.hpp>
 
 #include <cuda/memory_resource>

@@ -13,7 +13,7 @@
 #include <rmm/aligned.hpp>
 #include <rmm/detail/runtime_capabilities.hpp>
 #include <rmm/detail/error.hpp>
-#include <rmm/detail/gen_26_06/mr/detail/handle_impl.hpp>
+#include <rmm/detail/gen_26_06/mr/detail/resource_bases.hpp>
 
 #include <cuda/memory_resource>
 #include <cuda/stream_ref>

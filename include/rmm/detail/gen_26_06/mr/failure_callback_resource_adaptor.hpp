@@ -13,7 +13,7 @@
 #include <rmm/aligned.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/error.hpp>
-#include <rmm/detail/gen_26_06/mr/detail/handle_impl.hpp>
+#include <rmm/detail/gen_26_06/mr/detail/resource_bases.hpp>
 #include <rmm/mr/failure_callback_t.hpp>
 #include <rmm/resource_ref.hpp>
 

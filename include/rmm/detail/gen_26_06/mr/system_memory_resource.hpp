@@ -15,7 +15,7 @@
 #include <rmm/detail/aligned.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/detail/format.hpp>
-#include <rmm/detail/gen_26_06/mr/detail/handle_impl.hpp>
+#include <rmm/detail/gen_26_06/mr/detail/resource_bases.hpp>
 #include <rmm/mr/detail/system_memory_support.hpp>
 
 #include <cuda/memory_resource>

@@ -12,7 +12,7 @@
 #if RMM_API_GENERATION >= 2606
 
 #include <rmm/aligned.hpp>
-#include <rmm/detail/gen_26_06/mr/detail/handle_impl.hpp>
+#include <rmm/detail/gen_26_06/mr/detail/resource_bases.hpp>
 #include <rmm/mr/detail/vmm_pool_accessors.hpp>
 #include <rmm/mr/detail/vmm_pool_options.hpp>
 
