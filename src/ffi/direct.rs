@@ -5,7 +5,7 @@
 //! Why: those layers are a chain of dependent loads (handle slot, entry, resource,
 //! runtime wrapper, backend, function table), and the driver's own work between two calls
 //! evicts them from the caches, so the C ABI made a thin resource measurably slower than
-//! calling the runtime directly (`tests-gpu/thin_paths.sh`). On CUDA 12+ the entry points
+//! calling the runtime directly (`bench/thin_paths.sh`). On CUDA 12+ the entry points
 //! are the driver's, which the runtime library calls after its own bookkeeping.
 //!
 //! The direct path only ever takes the success path. Anything else goes down the checked

@@ -1,5 +1,5 @@
 /* The virtual memory management structs and numbers of HIP's headers, as rmm-rs's runtime
- * layer passes them (src/runtime/gpu.rs: RawAllocProp, RawAllocPropHip52, RawAccessDesc;
+ * layer passes them (src/runtime/gpu/vmm.rs: RawAllocProp, RawAllocPropHip52, RawAccessDesc;
  * src/runtime/hip.rs: vmm_prop_layout, vmm_supported_attribute). The layout is picked by
  * the runtime's version: ROCm 5.2 and older have their own hipMemAllocationProp, ROCm 5.3
  * and later CUDA's. Checked at compile time; the program only reports what it checked. */

@@ -4,7 +4,7 @@
  * tests run without a driver, as the runtime's own allocation calls are then used).
  *
  * It implements what rmm's CUDA backend looks up in the driver for virtual memory management
- * (src/runtime/gpu.rs, src/runtime/cuda.rs): cuMemGetAllocationGranularity,
+ * (src/runtime/gpu/, src/runtime/cuda.rs): cuMemGetAllocationGranularity,
  * cuMemAddressReserve/Free, cuMemCreate/Release, cuMemMap/Unmap, cuMemSetAccess, and
  * cuDeviceGet, cuDeviceGetAttribute, cuCtxGetCurrent, cuGetErrorName/String. As on a GPU, a
  * reservation is inaccessible address space, a mapping is inaccessible until cuMemSetAccess,

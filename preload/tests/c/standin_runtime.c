@@ -1,7 +1,7 @@
 /* A stand-in GPU runtime on host memory, for testing librmm_preload.so without a GPU.
  * Built by preload/tests/standin.rs twice: as libcudart.so.13 (cuda* names) and, with
  * -DSTANDIN_HIP, as libamdhip64.so.6 (hip* names). It implements the entry points rmm's
- * GPU backend requires at load (src/runtime/gpu.rs) plus the interposed ones, counts its
+ * GPU backend requires at load (src/runtime/gpu/) plus the interposed ones, counts its
  * calls and prints the counts at exit.
  *
  * Work is asynchronous as on a GPU: standin_launch_fill() "kernels", event records and
