@@ -67,6 +67,23 @@ def code_lines(text):
                 else:
                     kept, rest, in_block = kept + rest[:start], rest[start + 2 :], True
         out.append((number, kept))
+    return splice_continuations(out)
+
+
+def splice_continuations(lines):
+    """Joins backslash-continued lines onto the line they start on, as the preprocessor does
+    (clang-format breaks a long #error message that way); the continuation lines become
+    blank, so line numbers keep pointing into the file."""
+    out, start = [], None
+    for number, line in lines:
+        if start is None:
+            out.append((number, line))
+        else:
+            joined = out[start][1].rstrip()[:-1] + " " + line.strip()
+            out[start] = (out[start][0], joined)
+            out.append((number, ""))
+        continued = out[-1 if start is None else start][1].rstrip().endswith("\\")
+        start = (len(out) - 1 if start is None else start) if continued else None
     return out
 
 
