@@ -29,7 +29,12 @@ with open(".carry/test-artifacts.json") as f:
             continue
         exe = msg.get("executable")
         if msg.get("reason") == "compiler-artifact" and exe and msg["profile"]["test"]:
-            if "standin" in exe or "replay" in exe:
+            # The interposer's and the tools' integration tests build and run programs of
+            # this checkout's target directory (stand-in libraries, the tools): they run
+            # here, in the test command, not from .carry/bin.
+            package = msg["package_id"]
+            kind = msg["target"]["kind"]
+            if ("rmm-preload" in package or "rmm-tools" in package) and kind == ["test"]:
                 continue
             shutil.copy(exe, ".carry/bin/")
 PY
