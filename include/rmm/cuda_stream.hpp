@@ -8,6 +8,7 @@
 #pragma once
 
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/stream_arg.hpp>
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/detail/export.hpp>
@@ -23,6 +24,13 @@
 #include <functional>
 #include <memory>
 #include <utility>
+
+#if RMM_DETAIL_API_STREAM_REF
+#define RMM_DETAIL_CUDA_STREAM_VIEW_DEPRECATED \
+  [[deprecated("Use conversion to cuda::stream_ref instead.")]]
+#else
+#define RMM_DETAIL_CUDA_STREAM_VIEW_DEPRECATED
+#endif
 
 namespace rmm {
 RMM_API_NAMESPACE_BEGIN
@@ -104,13 +112,21 @@ class cuda_stream {
    * @brief A non-owning view of the owned stream.
    * @return The view
    */
-  [[nodiscard]] cuda_stream_view view() const noexcept { return cuda_stream_view{stream_}; }
+  RMM_DETAIL_ALLOW_DEPRECATED_BEGIN
+  [[nodiscard]] RMM_DETAIL_CUDA_STREAM_VIEW_DEPRECATED cuda_stream_view view() const noexcept
+  {
+    return cuda_stream_view{stream_};
+  }
 
   /**
    * @brief Implicit conversion to a non-owning view.
    * @return The view
    */
-  operator cuda_stream_view() const noexcept { return view(); }
+  RMM_DETAIL_CUDA_STREAM_VIEW_DEPRECATED operator cuda_stream_view() const noexcept
+  {
+    return cuda_stream_view{stream_};
+  }
+  RMM_DETAIL_ALLOW_DEPRECATED_END
 
 #if RMM_DETAIL_API_CUDA_STREAM_TO_STREAM_REF
   /**
@@ -125,12 +141,15 @@ class cuda_stream {
    * @brief Waits until all work enqueued on the stream has completed.
    * @throws rmm::cuda_error when the runtime reports an error
    */
-  void synchronize() const { view().synchronize(); }
+  void synchronize() const { detail::synchronize_arg(detail::stream_arg{value()}); }
 
   /**
    * @brief Waits for the stream, reporting a failure on stderr instead of throwing.
    */
-  void synchronize_no_throw() const noexcept { view().synchronize_no_throw(); }
+  void synchronize_no_throw() const noexcept
+  {
+    detail::synchronize_arg_no_throw(detail::stream_arg{value()});
+  }
 
  private:
   void destroy() noexcept

@@ -7,6 +7,7 @@
 
 #include <rmm/cuda_stream.hpp>
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/stream_arg.hpp>
 #include <rmm/error.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/detail/export.hpp>
@@ -54,10 +55,10 @@ class cuda_stream_pool {
    * @brief The next stream of the pool, round robin. Thread-safe.
    * @return A view of a stream owned by the pool
    */
-  [[nodiscard]] cuda_stream_view get_stream() const noexcept
+  [[nodiscard]] detail::stream_arg get_stream() const noexcept
   {
     std::size_t const index = next_.fetch_add(1, std::memory_order_relaxed);
-    return streams_[index % streams_.size()].view();
+    return streams_[index % streams_.size()].value();
   }
 
   /**
@@ -65,9 +66,9 @@ class cuda_stream_pool {
    * @param stream_id Any index; taken modulo get_pool_size()
    * @return A view of a stream owned by the pool
    */
-  [[nodiscard]] cuda_stream_view get_stream(std::size_t stream_id) const
+  [[nodiscard]] detail::stream_arg get_stream(std::size_t stream_id) const
   {
-    return streams_[stream_id % streams_.size()].view();
+    return streams_[stream_id % streams_.size()].value();
   }
 
   /**

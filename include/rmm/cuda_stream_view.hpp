@@ -21,8 +21,22 @@
 #include <cstdint>
 #include <cstdio>
 #include <ostream>
+#if __cplusplus >= 202002L
+#include <concepts>
+#endif
 
 #include <rmm/detail/runtime_select.h>
+
+/// @brief Lets the package's own headers name what RMM 26.10 deprecated (cuda_stream_view)
+/// without warnings in the code that includes them.
+#if defined(__GNUC__) || defined(__clang__)
+#define RMM_DETAIL_ALLOW_DEPRECATED_BEGIN \
+  _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wdeprecated-declarations\"")
+#define RMM_DETAIL_ALLOW_DEPRECATED_END _Pragma("GCC diagnostic pop")
+#else
+#define RMM_DETAIL_ALLOW_DEPRECATED_BEGIN
+#define RMM_DETAIL_ALLOW_DEPRECATED_END
+#endif
 
 #if defined(RMM_FORCE_OPAQUE_STREAM)
 #define RMM_DETAIL_STREAM_OPAQUE 1
@@ -81,11 +95,23 @@ inline stream_type from_c_stream(rmm_stream_t stream) noexcept
 }
 }  // namespace detail
 
+#if RMM_DETAIL_API_STREAM_REF
+#if !defined(RMM_HAS_CUDA_MR)
+#error \
+  "rmm-rs: RMM 26.10 passes streams as cuda::stream_ref: put CCCL >= 3.5 (cuda/stream_ref) and CUDA's runtime headers on the include path, or choose RMM_API_VERSION 2608 or older"
+#endif
+/// The class is deprecated in RMM 26.10 (in favour of `cuda::stream_ref`); the package's own
+/// uses of it sit between RMM_DETAIL_ALLOW_DEPRECATED_BEGIN/END.
+#define RMM_DETAIL_STREAM_VIEW_DEPRECATED [[deprecated("Use cuda::stream_ref instead.")]]
+#else
+#define RMM_DETAIL_STREAM_VIEW_DEPRECATED
+#endif
+
 /**
  * @brief Strongly-typed, non-owning wrapper of a GPU stream handle with a default constructor
  * that views the default stream.
  */
-class cuda_stream_view {
+class RMM_DETAIL_STREAM_VIEW_DEPRECATED cuda_stream_view {
  public:
   /// @brief Views the default stream.
   constexpr cuda_stream_view()                        = default;
@@ -175,6 +201,14 @@ class cuda_stream_view {
    */
   void synchronize() const { detail::check(rmm_stream_synchronize(detail::to_c_stream(stream_))); }
 
+#if RMM_DETAIL_API_STREAM_REF
+  /// @brief The viewed handle (`cuda::stream_ref`'s spelling). @return The stream handle
+  [[nodiscard]] constexpr detail::stream_type get() const noexcept { return stream_; }
+
+  /// @brief Waits for the stream (`cuda::stream_ref`'s spelling of synchronize()).
+  void sync() const { synchronize(); }
+#endif
+
   /**
    * @brief Waits for the stream like synchronize(), reporting a failure on stderr instead of
    * throwing.
@@ -190,6 +224,8 @@ class cuda_stream_view {
  private:
   detail::stream_type stream_{};
 };
+
+RMM_DETAIL_ALLOW_DEPRECATED_BEGIN
 
 /**
  * @brief Equality of two stream views (same handle).
@@ -222,6 +258,62 @@ inline std::ostream& operator<<(std::ostream& os, cuda_stream_view stream)
   return os;
 }
 
+#if RMM_DETAIL_API_STREAM_REF
+/**
+ * @brief Equality of a stream view and a `cuda::stream_ref` (same handle).
+ * @param lhs The view
+ * @param rhs The reference
+ * @return true when both name the same handle
+ */
+template <std::same_as<::cuda::stream_ref> StreamRef>
+bool operator==(cuda_stream_view lhs, StreamRef const& rhs)
+{
+  return lhs.value() == rhs.get();
+}
+
+/// @copydoc operator==(cuda_stream_view, StreamRef const&)
+template <std::same_as<::cuda::stream_ref> StreamRef>
+bool operator==(StreamRef const& lhs, cuda_stream_view rhs)
+{
+  return lhs.get() == rhs.value();
+}
+
+/**
+ * @brief Inequality of a stream view and a `cuda::stream_ref`.
+ * @param lhs The view
+ * @param rhs The reference
+ * @return true when the handles differ
+ */
+template <std::same_as<::cuda::stream_ref> StreamRef>
+bool operator!=(cuda_stream_view lhs, StreamRef const& rhs)
+{
+  return lhs.value() != rhs.get();
+}
+
+/// @copydoc operator!=(cuda_stream_view, StreamRef const&)
+template <std::same_as<::cuda::stream_ref> StreamRef>
+bool operator!=(StreamRef const& lhs, cuda_stream_view rhs)
+{
+  return lhs.get() != rhs.value();
+}
+
+RMM_DETAIL_ALLOW_DEPRECATED_END
+
+/// @brief The default stream (the null stream), as RMM 26.10 has it: a `cuda::stream_ref`.
+[[deprecated("Use cuda::stream_ref{cudaStream_t{cudaStreamDefault}} instead.")]]
+inline constexpr ::cuda::stream_ref cuda_stream_default{detail::stream_type{nullptr}};
+
+/// @brief The legacy default stream (cudaStreamLegacy) as a `cuda::stream_ref`.
+[[deprecated("Use cuda::stream_ref{cudaStreamLegacy} instead.")]]
+inline const ::cuda::stream_ref cuda_stream_legacy{detail::from_c_stream(RMM_STREAM_LEGACY)};
+
+/// @brief The per-thread default stream (cudaStreamPerThread) as a `cuda::stream_ref`.
+[[deprecated("Use cuda::stream_ref{cudaStreamPerThread} instead.")]]
+inline const ::cuda::stream_ref cuda_stream_per_thread{
+  detail::from_c_stream(RMM_STREAM_PER_THREAD)};
+#else
+RMM_DETAIL_ALLOW_DEPRECATED_END
+
 /// @brief The default stream (the null stream).
 inline const cuda_stream_view cuda_stream_default{};
 
@@ -236,6 +328,7 @@ inline const cuda_stream_view cuda_stream_legacy{detail::from_c_stream(RMM_STREA
 
 /// @brief The per-thread default stream (cudaStreamPerThread / hipStreamPerThread).
 inline const cuda_stream_view cuda_stream_per_thread{detail::from_c_stream(RMM_STREAM_PER_THREAD)};
+#endif
 
 RMM_API_NAMESPACE_END
 }  // namespace rmm

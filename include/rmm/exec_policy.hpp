@@ -16,6 +16,7 @@
 
 #if defined(RMM_DETAIL_HAVE_THRUST)
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/stream_arg.hpp>
 #if RMM_DETAIL_API_OWNING_RESOURCE_ARGS
 #include <rmm/mr/per_device_resource.hpp>
 #include <rmm/mr/thrust_allocator_adaptor.hpp>
@@ -85,10 +86,10 @@ class exec_policy : public thrust_exec_policy_t {
    * @param stream The stream
    * @param mr The resource (25.x: must outlive the policy; 26.06: the policy keeps it)
    */
-  explicit exec_policy(cuda_stream_view stream         = cuda_stream_default,
+  explicit exec_policy(detail::stream_arg stream       = detail::default_stream_arg(),
                        detail::exec_policy_resource mr = mr::get_current_device_resource_ref())
     : thrust_exec_policy_t(
-        RMM_DETAIL_THRUST_PAR(mr::thrust_allocator<char>(stream, std::move(mr)), stream.value()))
+        RMM_DETAIL_THRUST_PAR(mr::thrust_allocator<char>(stream, std::move(mr)), detail::raw_stream(stream)))
   {
   }
 };
@@ -105,10 +106,10 @@ class exec_policy_nosync : public thrust_exec_policy_nosync_t {
    * @param mr The resource (25.x: must outlive the policy; 26.06: the policy keeps it)
    */
   explicit exec_policy_nosync(
-    cuda_stream_view stream         = cuda_stream_default,
+    detail::stream_arg stream       = detail::default_stream_arg(),
     detail::exec_policy_resource mr = mr::get_current_device_resource_ref())
     : thrust_exec_policy_nosync_t(RMM_DETAIL_THRUST_PAR_NOSYNC(
-        mr::thrust_allocator<char>(stream, std::move(mr)), stream.value()))
+        mr::thrust_allocator<char>(stream, std::move(mr)), detail::raw_stream(stream)))
   {
   }
 };

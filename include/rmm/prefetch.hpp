@@ -14,6 +14,7 @@
 
 #include <rmm/cuda_device.hpp>
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/stream_arg.hpp>
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/error.hpp>
@@ -53,9 +54,9 @@ RMM_API_NAMESPACE_BEGIN
 inline void prefetch(void const* ptr,
                      std::size_t size,
                      rmm::cuda_device_id device,
-                     rmm::cuda_stream_view stream)
+                     detail::stream_arg stream)
 {
-  detail::check(rmm_prefetch(ptr, size, device.value(), detail::to_c_stream(stream.value())));
+  detail::check(rmm_prefetch(ptr, size, device.value(), detail::c_stream_arg(stream)));
 }
 
 #if defined(RMM_DETAIL_PREFETCH_CUDA_SPAN)
@@ -66,9 +67,7 @@ inline void prefetch(void const* ptr,
  * @param stream The stream
  */
 template <typename T>
-void prefetch(cuda::std::span<T const> data,
-              rmm::cuda_device_id device,
-              rmm::cuda_stream_view stream)
+void prefetch(cuda::std::span<T const> data, rmm::cuda_device_id device, detail::stream_arg stream)
 {
   prefetch(data.data(), data.size_bytes(), device, stream);
 }
@@ -82,7 +81,7 @@ void prefetch(cuda::std::span<T const> data,
  * @param stream The stream
  */
 template <typename T>
-void prefetch(std::span<T const> data, rmm::cuda_device_id device, rmm::cuda_stream_view stream)
+void prefetch(std::span<T const> data, rmm::cuda_device_id device, detail::stream_arg stream)
 {
   prefetch(data.data(), data.size_bytes(), device, stream);
 }

@@ -123,7 +123,7 @@ fn tag_release(release: rmm_tag_release_fn) -> Option<mr::TagRelease> {
 }
 
 /// Like `rmm_set_per_device_resource`, storing an opaque `tag` with the entry under `key`
-/// (each C++ API generation keeps its own object for a resource under its own key, 0 to 3).
+/// (each C++ API generation keeps its own object for a resource under its own key, 0 to 4).
 /// `release` (nullable) frees `tag` should a front end with another key replace the entry.
 /// `previous_tag` (nullable) receives the replaced entry's tag under `key` (NULL if none);
 /// its tags under other keys are released.

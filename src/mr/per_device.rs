@@ -19,8 +19,9 @@ use crate::error::{Error, Result};
 use crate::runtime::{runtime, DeviceId};
 
 /// How many front ends may tag an entry, each under its own key: the C++ layer's API
-/// generations (25.02, 25.10, 26.06) each keep their own object for the same resource.
-pub const TAG_KEYS: usize = 4;
+/// generations (25.02, 25.10, 26.06, 26.08, 26.10) each keep their own object for the same
+/// resource.
+pub const TAG_KEYS: usize = 5;
 
 /// Called with a tag's value when the registry drops the entry that carries it for a key
 /// other than the one replacing the entry (that caller gets its own tag back instead).

@@ -20,7 +20,7 @@
 #include <new>
 #include <utility>
 
-namespace RMM_NAMESPACE {
+namespace RMM_EXPORT rmm {
 RMM_API_NAMESPACE_BEGIN
 namespace detail {
 

@@ -9,6 +9,7 @@
 #include <rmm/aligned.hpp>
 #include <rmm/cuda_device.hpp>
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/stream_arg.hpp>
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/detail/export.hpp>
@@ -116,7 +117,7 @@ class basic_device_buffer {
       size_{std::exchange(other.size_, 0)},
       alignment_{std::exchange(other.alignment_, 1)},
       capacity_{std::exchange(other.capacity_, 0)},
-      stream_{std::exchange(other.stream_, stream_type{})},
+      stream_{std::exchange(other.stream_, default_stream_arg())},
       mr_{std::move(other.mr_)},
       device_{std::exchange(other.device_, cuda_device_id{-1})}
   {
@@ -136,7 +137,7 @@ class basic_device_buffer {
       size_      = std::exchange(other.size_, 0);
       alignment_ = std::exchange(other.alignment_, 1);
       capacity_  = std::exchange(other.capacity_, 0);
-      stream_    = std::exchange(other.stream_, stream_type{});
+      stream_    = std::exchange(other.stream_, default_stream_arg());
       mr_        = std::move(other.mr_);
       device_    = std::exchange(other.device_, cuda_device_id{-1});
     }
@@ -247,7 +248,7 @@ class basic_device_buffer {
 
   [[nodiscard]] rmm_stream_t c_stream() const noexcept
   {
-    return to_c_stream(cuda_stream_view{stream_}.value());
+    return c_stream_arg(stream_);
   }
 
   void copy_async(void const* source, std::size_t bytes)
@@ -295,7 +296,7 @@ class basic_device_buffer {
   std::size_t size_{0};
   std::size_t alignment_{rmm::CUDA_ALLOCATION_ALIGNMENT};
   std::size_t capacity_{0};
-  stream_type stream_{};
+  stream_type stream_{default_stream_arg()};
   resource_type mr_;
   cuda_device_id device_{get_current_cuda_device()};
 };

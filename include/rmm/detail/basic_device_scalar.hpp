@@ -88,7 +88,11 @@ class basic_device_scalar {
   }
 
   /// @brief Deleted: the asynchronous copy would read a temporary after it is destroyed.
+#if RMM_DETAIL_API_STREAM_REF
+  void set_value_async(value_type const&&, stream_type) = delete;
+#else
   void set_value_async(value_type&&, stream_type) = delete;
+#endif
 
   /**
    * @brief Enqueues setting the scalar's bytes to zero on @p stream.

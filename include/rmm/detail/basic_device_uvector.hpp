@@ -7,6 +7,7 @@
 #pragma once
 
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/stream_arg.hpp>
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/detail/exec_check_disable.hpp>
@@ -153,7 +154,7 @@ class basic_device_uvector {
   void set_element(size_type element_index, value_type const& value, stream_type stream)
   {
     set_element_async(element_index, value, stream);
-    cuda_stream_view{stream}.synchronize_no_throw();
+    synchronize_arg_no_throw(stream);
   }
 
   /**
@@ -170,7 +171,7 @@ class basic_device_uvector {
     value_type value;
     check(
       rmm_memcpy_async(&value, element_ptr(element_index), sizeof(value_type), c_stream(stream)));
-    cuda_stream_view{stream}.synchronize();
+    synchronize_arg(stream);
     return value;
   }
 
@@ -312,14 +313,20 @@ class basic_device_uvector {
    * @brief Bytes of @p num_elements elements.
    * @param num_elements Number of elements
    * @return The size in bytes
-   * @throws rmm::bad_alloc when it overflows std::size_t
+   * @throws rmm::invalid_argument (RMM 26.08 on; before, rmm::bad_alloc) when it overflows
+   * std::size_t
    */
   static size_type elements_to_bytes(size_type num_elements)
   {
+#if RMM_DETAIL_API_UVECTOR_SIZE_CHECK
+    using size_error = rmm::invalid_argument;
+#else
+    using size_error = rmm::bad_alloc;
+#endif
     RMM_EXPECTS(num_elements <= std::numeric_limits<size_type>::max() / sizeof(T),
                 "device_uvector: " + std::to_string(num_elements) + " elements of " +
                   std::to_string(sizeof(T)) + " bytes overflow std::size_t",
-                rmm::bad_alloc);
+                size_error);
     return num_elements * sizeof(T);
   }
 
@@ -331,7 +338,7 @@ class basic_device_uvector {
  private:
   static rmm_stream_t c_stream(stream_type stream) noexcept
   {
-    return to_c_stream(cuda_stream_view{stream}.value());
+    return c_stream_arg(stream);
   }
 
   void check_index(size_type element_index) const

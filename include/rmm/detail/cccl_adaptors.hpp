@@ -23,7 +23,7 @@
 #include <type_traits>
 #include <utility>
 
-namespace RMM_NAMESPACE {
+namespace RMM_EXPORT rmm {
 RMM_API_NAMESPACE_BEGIN
 namespace detail {
 

@@ -24,7 +24,7 @@
 
 #if defined(RMM_HAS_CUDA_MR)
 
-namespace RMM_NAMESPACE {
+namespace RMM_EXPORT rmm {
 RMM_API_NAMESPACE_BEGIN
 namespace detail {
 namespace polyfill {

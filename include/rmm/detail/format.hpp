@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-namespace RMM_NAMESPACE {
+namespace RMM_EXPORT rmm {
 RMM_API_NAMESPACE_BEGIN
 namespace detail {
 
@@ -85,12 +85,21 @@ inline std::string format_bytes(std::size_t value)
  * @param stream The stream
  * @return The text, e.g. "0x7f12..." (or "0" for the default stream)
  */
+#if RMM_DETAIL_API_STREAM_REF
+inline std::string format_stream(::cuda::stream_ref stream)
+{
+  std::stringstream out{};
+  out << std::hex << static_cast<void const*>(stream.get());
+  return out.str();
+}
+#else
 inline std::string format_stream(rmm::cuda_stream_view stream)
 {
   std::stringstream out{};
   out << std::hex << static_cast<void const*>(stream.value());
   return out.str();
 }
+#endif
 
 }  // namespace detail
 RMM_API_NAMESPACE_END

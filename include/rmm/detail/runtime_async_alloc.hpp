@@ -25,7 +25,7 @@
 #endif
 #endif
 
-namespace RMM_NAMESPACE {
+namespace RMM_EXPORT rmm {
 RMM_API_NAMESPACE_BEGIN
 namespace detail {
 

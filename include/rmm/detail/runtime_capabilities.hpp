@@ -24,7 +24,7 @@
 /// hardware decompression engine (`cudaMemPoolCreateUsageHwDecompress`).
 #define RMM_MIN_HWDECOMPRESS_CUDA_DRIVER_VERSION 12080
 
-namespace RMM_NAMESPACE {
+namespace RMM_EXPORT rmm {
 RMM_API_NAMESPACE_BEGIN
 namespace detail {
 

@@ -35,7 +35,7 @@
 #include <vector>
 #endif
 
-namespace RMM_NAMESPACE {
+namespace RMM_EXPORT rmm {
 RMM_API_NAMESPACE_BEGIN
 namespace detail {
 

@@ -1,7 +1,7 @@
 /**
  * @file detail/gen_26_06/container_policy.hpp
  * @brief What the containers of RMM 26.06 hold and how they allocate from it: an owning
- * `cuda::mr::any_resource<cuda::mr::device_accessible>`, streams as `cuda_stream_view`. The
+ * `cuda::mr::any_resource<cuda::mr::device_accessible>`, streams as `detail::stream_arg` (`cuda_stream_view`; `cuda::stream_ref` from 26.10). The
  * containers themselves are written once (rmm/detail/basic_device_*.hpp).
  */
 #pragma once
@@ -11,7 +11,7 @@
 // RMM 26.06 and later only: the header checks compile every header in 25.x units too.
 #if RMM_API_GENERATION >= 2606
 
-#include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/stream_arg.hpp>
 
 #include <cuda/memory_resource>
 #include <cuda/std/iterator>
@@ -27,7 +27,7 @@ namespace detail {
  * has none) and allocates with the buffer's alignment.
  */
 struct container_policy {
-  using stream_type = cuda_stream_view;  ///< Stream parameters
+  using stream_type = stream_arg;  ///< Stream parameters
   /// @brief What a device_buffer holds.
   using resource_type = cuda::mr::any_resource<cuda::mr::device_accessible>;
 

@@ -19,6 +19,7 @@
 #include <rmm/aligned.hpp>
 #include <rmm/cuda_device.hpp>
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/stream_arg.hpp>
 #include <rmm/detail/basic_device_buffer.hpp>
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/error.hpp>
@@ -67,7 +68,7 @@ class device_buffer : public detail::basic_device_buffer<detail::container_polic
    * @throws rmm::bad_alloc or rmm::out_of_memory when the allocation fails
    */
   explicit device_buffer(std::size_t size,
-                         cuda_stream_view stream,
+                         detail::stream_arg stream,
                          any_resource mr = mr::get_current_device_resource_ref())
     : device_buffer{size, rmm::CUDA_ALLOCATION_ALIGNMENT, stream, std::move(mr)}
   {
@@ -86,7 +87,7 @@ class device_buffer : public detail::basic_device_buffer<detail::container_polic
    */
   explicit device_buffer(std::size_t size,
                          std::size_t alignment,
-                         cuda_stream_view stream,
+                         detail::stream_arg stream,
                          any_resource mr = mr::get_current_device_resource_ref())
     : base{size, checked_alignment(alignment), stream, checked_resource(std::move(mr))}
   {
@@ -106,7 +107,7 @@ class device_buffer : public detail::basic_device_buffer<detail::container_polic
    */
   device_buffer(void const* source_data,
                 std::size_t size,
-                cuda_stream_view stream,
+                detail::stream_arg stream,
                 any_resource mr = mr::get_current_device_resource_ref())
     : device_buffer{source_data, size, rmm::CUDA_ALLOCATION_ALIGNMENT, stream, std::move(mr)}
   {
@@ -128,7 +129,7 @@ class device_buffer : public detail::basic_device_buffer<detail::container_polic
   explicit device_buffer(void const* source_data,
                          std::size_t size,
                          std::size_t alignment,
-                         cuda_stream_view stream,
+                         detail::stream_arg stream,
                          any_resource mr = mr::get_current_device_resource_ref())
     : base{source_data, size, checked_alignment(alignment), stream, checked_resource(std::move(mr))}
   {
@@ -142,7 +143,7 @@ class device_buffer : public detail::basic_device_buffer<detail::container_polic
    * @param mr The resource to allocate from
    */
   device_buffer(device_buffer const& other,
-                cuda_stream_view stream,
+                detail::stream_arg stream,
                 any_resource mr = mr::get_current_device_resource_ref())
     : device_buffer{other.data(), other.size(), other.alignment(), stream, std::move(mr)}
   {

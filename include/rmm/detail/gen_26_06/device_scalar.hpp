@@ -11,6 +11,7 @@
 #if RMM_API_GENERATION >= 2606
 
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/stream_arg.hpp>
 #include <rmm/detail/basic_device_scalar.hpp>
 #include <rmm/detail/exec_check_disable.hpp>
 #include <rmm/device_uvector.hpp>
@@ -40,7 +41,7 @@ class device_scalar : public detail::basic_device_scalar<T, device_uvector<T>> {
    * @param mr The resource to allocate from; the scalar keeps it
    */
   explicit device_scalar(
-    cuda_stream_view stream,
+    detail::stream_arg stream,
     cuda::mr::any_resource<cuda::mr::device_accessible> mr = mr::get_current_device_resource_ref())
     : base{std::in_place, std::size_t{1}, stream, std::move(mr)}
   {
@@ -55,12 +56,21 @@ class device_scalar : public detail::basic_device_scalar<T, device_uvector<T>> {
    */
   explicit device_scalar(
     T const& initial_value,
-    cuda_stream_view stream,
+    detail::stream_arg stream,
     cuda::mr::any_resource<cuda::mr::device_accessible> mr = mr::get_current_device_resource_ref())
     : base{std::in_place, std::size_t{1}, stream, std::move(mr)}
   {
     this->set_value_async(initial_value, stream);
   }
+
+#if RMM_DETAIL_API_STREAM_REF
+  /// @brief Deleted (RMM 26.10): the asynchronous copy would read a temporary after it is
+  /// destroyed.
+  device_scalar(T const&&,
+                detail::stream_arg,
+                cuda::mr::any_resource<cuda::mr::device_accessible> =
+                  mr::get_current_device_resource_ref()) = delete;
+#endif
 
   /**
    * @brief A copy of @p other's value in new storage from @p mr, copied on @p stream.
@@ -70,7 +80,7 @@ class device_scalar : public detail::basic_device_scalar<T, device_uvector<T>> {
    */
   device_scalar(
     device_scalar const& other,
-    cuda_stream_view stream,
+    detail::stream_arg stream,
     cuda::mr::any_resource<cuda::mr::device_accessible> mr = mr::get_current_device_resource_ref())
     : base{std::in_place, other.storage(), stream, std::move(mr)}
   {

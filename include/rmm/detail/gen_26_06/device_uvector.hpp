@@ -13,6 +13,7 @@
 #if RMM_API_GENERATION >= 2606
 
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/stream_arg.hpp>
 #include <rmm/detail/basic_device_uvector.hpp>
 #include <rmm/detail/check.hpp>
 #include <rmm/detail/error.hpp>
@@ -58,7 +59,7 @@ class device_uvector
    */
   explicit device_uvector(
     std::size_t size,
-    cuda_stream_view stream,
+    detail::stream_arg stream,
     cuda::mr::any_resource<cuda::mr::device_accessible> mr = mr::get_current_device_resource_ref())
     : base{
         std::in_place, base::elements_to_bytes(size), std::alignment_of_v<T>, stream, std::move(mr)}
@@ -73,7 +74,7 @@ class device_uvector
    */
   explicit device_uvector(
     device_uvector const& other,
-    cuda_stream_view stream,
+    detail::stream_arg stream,
     cuda::mr::any_resource<cuda::mr::device_accessible> mr = mr::get_current_device_resource_ref())
     : base{std::in_place, other.storage(), stream, std::move(mr)}
   {

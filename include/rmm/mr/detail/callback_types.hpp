@@ -5,6 +5,7 @@
 #pragma once
 
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/stream_arg.hpp>
 #include <rmm/detail/export.hpp>
 
 #include <cstddef>
@@ -23,13 +24,13 @@ namespace mr {
  * upstream of a resource implemented in rmm-rs's core, a nullptr for a non-zero size is
  * reported as an allocation failure, since the C ABI has no "null on success".)
  */
-using allocate_callback_t = std::function<void*(std::size_t, cuda_stream_view, void*)>;
+using allocate_callback_t = std::function<void*(std::size_t, rmm::detail::stream_arg, void*)>;
 
 /**
  * @brief Deallocation callback: `void (void* ptr, std::size_t bytes, cuda_stream_view stream,
  * void* arg)`.
  */
-using deallocate_callback_t = std::function<void(void*, std::size_t, cuda_stream_view, void*)>;
+using deallocate_callback_t = std::function<void(void*, std::size_t, rmm::detail::stream_arg, void*)>;
 
 }  // namespace mr
 RMM_API_NAMESPACE_END

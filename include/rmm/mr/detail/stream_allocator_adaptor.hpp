@@ -6,6 +6,7 @@
 #pragma once
 
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/stream_arg.hpp>
 #include <rmm/detail/export.hpp>
 
 #include <cstddef>
@@ -35,7 +36,7 @@ class stream_allocator_adaptor {
    * @param allocator The stream-ordered allocator (copied)
    * @param stream The stream used for every (de)allocation
    */
-  stream_allocator_adaptor(Allocator const& allocator, cuda_stream_view stream)
+  stream_allocator_adaptor(Allocator const& allocator, rmm::detail::stream_arg stream)
     : alloc_{allocator}, stream_{stream}
   {
   }
@@ -80,7 +81,7 @@ class stream_allocator_adaptor {
    * @brief The stream (de)allocations are ordered on.
    * @return The stream
    */
-  [[nodiscard]] cuda_stream_view stream() const noexcept { return stream_; }
+  [[nodiscard]] rmm::detail::stream_arg stream() const noexcept { return stream_; }
 
   /**
    * @brief The adapted allocator.
@@ -90,12 +91,12 @@ class stream_allocator_adaptor {
 
  private:
   Allocator alloc_;
-  cuda_stream_view stream_;
+  rmm::detail::stream_arg stream_;
 };
 
 /// @cond
 template <typename Allocator>
-stream_allocator_adaptor(Allocator const&, cuda_stream_view) -> stream_allocator_adaptor<Allocator>;
+stream_allocator_adaptor(Allocator const&, rmm::detail::stream_arg) -> stream_allocator_adaptor<Allocator>;
 /// @endcond
 
 /**

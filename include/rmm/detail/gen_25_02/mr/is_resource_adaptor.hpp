@@ -20,7 +20,7 @@
 #endif
 #endif
 
-namespace RMM_NAMESPACE {
+namespace RMM_EXPORT rmm {
 RMM_API_NAMESPACE_BEGIN
 namespace mr {
 namespace detail {

@@ -11,6 +11,7 @@
 #if RMM_API_GENERATION >= 2606
 
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/stream_arg.hpp>
 #include <rmm/detail/gen_26_06/mr/detail/resource_bases.hpp>
 #include <rmm/mr/detail/callback_types.hpp>
 #include <rmm/resource_ref.hpp>
@@ -46,7 +47,7 @@ struct callback_functions {
     auto* self = static_cast<callback_functions*>(ctx);
     return translate_exceptions([&] {
       *out = self->allocate(
-        bytes, cuda_stream_view{reinterpret_cast<cudaStream_t>(stream)}, self->allocate_arg);
+        bytes, rmm::detail::stream_arg{reinterpret_cast<cudaStream_t>(stream)}, self->allocate_arg);
     });
   }
 
@@ -59,7 +60,7 @@ struct callback_functions {
     auto* self = static_cast<callback_functions*>(ctx);
     return translate_exceptions([&] {
       self->deallocate(
-        ptr, bytes, cuda_stream_view{reinterpret_cast<cudaStream_t>(stream)}, self->deallocate_arg);
+        ptr, bytes, rmm::detail::stream_arg{reinterpret_cast<cudaStream_t>(stream)}, self->deallocate_arg);
     });
   }
 
@@ -119,7 +120,7 @@ class callback_memory_resource_impl final : public handle_base {
   void* allocate_sync(std::size_t bytes,
                       [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT)
   {
-    return functions_->allocate(bytes, cuda_stream_view{}, functions_->allocate_arg);
+    return functions_->allocate(bytes, rmm::detail::default_stream_arg(), functions_->allocate_arg);
   }
 
   /// @brief Calls the deallocate callback on the default stream.
@@ -128,7 +129,7 @@ class callback_memory_resource_impl final : public handle_base {
     std::size_t bytes,
     [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept
   {
-    functions_->deallocate(ptr, bytes, cuda_stream_view{}, functions_->deallocate_arg);
+    functions_->deallocate(ptr, bytes, rmm::detail::default_stream_arg(), functions_->deallocate_arg);
   }
 
  private:
@@ -137,9 +138,9 @@ class callback_memory_resource_impl final : public handle_base {
   {
   }
 
-  static cuda_stream_view view(cuda::stream_ref stream) noexcept
+  static rmm::detail::stream_arg view(cuda::stream_ref stream) noexcept
   {
-    return cuda_stream_view{stream.get()};
+    return rmm::detail::stream_arg{stream.get()};
   }
 
   // Creates the handle over *functions; the handle owns them once this returns (the caller

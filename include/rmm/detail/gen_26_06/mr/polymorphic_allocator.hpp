@@ -13,6 +13,7 @@
 
 #include <rmm/aligned.hpp>
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/stream_arg.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/mr/detail/stream_allocator_adaptor.hpp>
 #include <rmm/mr/per_device_resource.hpp>
@@ -75,7 +76,7 @@ class polymorphic_allocator {
    * @return Pointer to the memory
    * @throws rmm::bad_alloc when `num * sizeof(T)` overflows or the allocation fails
    */
-  value_type* allocate(std::size_t num, cuda_stream_view stream)
+  value_type* allocate(std::size_t num, rmm::detail::stream_arg stream)
   {
     RMM_EXPECTS(num <= std::numeric_limits<std::size_t>::max() / sizeof(T),
                 "polymorphic_allocator: " + std::to_string(num) + " objects of " +
@@ -91,7 +92,7 @@ class polymorphic_allocator {
    * @param num The number of objects it was allocated for
    * @param stream Stream of the deallocation
    */
-  void deallocate(value_type* ptr, std::size_t num, cuda_stream_view stream) noexcept
+  void deallocate(value_type* ptr, std::size_t num, rmm::detail::stream_arg stream) noexcept
   {
     mr_.deallocate(stream, ptr, num * sizeof(T), rmm::CUDA_ALLOCATION_ALIGNMENT);
   }

@@ -16,6 +16,7 @@
 #include <rmm/aligned.hpp>
 #include <rmm/cuda_device.hpp>
 #include <rmm/cuda_stream_view.hpp>
+#include <rmm/detail/stream_arg.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/detail/exec_check_disable.hpp>
 #include <rmm/detail/thrust_namespace.h>
@@ -67,7 +68,7 @@ class thrust_allocator : public thrust::device_malloc_allocator<T> {
    * @param stream The stream of allocations
    */
   RMM_EXEC_CHECK_DISABLE
-  explicit thrust_allocator(cuda_stream_view stream) : stream_{stream} {}
+  explicit thrust_allocator(rmm::detail::stream_arg stream) : stream_{stream} {}
 
   /**
    * @brief Allocates from @p mr on @p stream.
@@ -76,7 +77,7 @@ class thrust_allocator : public thrust::device_malloc_allocator<T> {
    * @throws rmm::logic_error when @p mr is empty
    */
   RMM_EXEC_CHECK_DISABLE
-  thrust_allocator(cuda_stream_view stream, cuda::mr::any_resource<cuda::mr::device_accessible> mr)
+  thrust_allocator(rmm::detail::stream_arg stream, cuda::mr::any_resource<cuda::mr::device_accessible> mr)
     : stream_{stream}, mr_(std::move(mr))
   {
     RMM_EXPECTS(mr_.has_value(),
@@ -156,7 +157,7 @@ class thrust_allocator : public thrust::device_malloc_allocator<T> {
   }
 
   /// @brief The stream of allocations. @return The stream
-  [[nodiscard]] cuda_stream_view stream() const noexcept { return stream_; }
+  [[nodiscard]] rmm::detail::stream_arg stream() const noexcept { return stream_; }
 
   /// @brief The memory is device accessible (for `cuda::mr` property queries).
   RMM_CONSTEXPR_FRIEND void get_property(thrust_allocator const&,
@@ -168,7 +169,7 @@ class thrust_allocator : public thrust::device_malloc_allocator<T> {
   template <typename>
   friend class thrust_allocator;
 
-  cuda_stream_view stream_{};
+  rmm::detail::stream_arg stream_{rmm::detail::default_stream_arg()};
   // Mutable: a reference to the kept resource is handed out from const member functions.
   mutable cuda::mr::any_resource<cuda::mr::device_accessible> mr_{
     rmm::mr::get_current_device_resource_ref()};
