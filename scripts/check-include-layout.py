@@ -36,6 +36,7 @@ GEN_INCLUDE_RE = re.compile(r'^\s*#\s*include\s*[<"](rmm/detail/gen_(\d\d)_(\d\d
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 SELECT_RE = re.compile(r"^\s*#\s*(if|elif)\s+RMM_API_GENERATION\s*>=\s*(\d{4})\s*(//.*)?$")
 GENERATION_TEST_RE = re.compile(r"\bRMM_API_(GENERATION|VERSION)\b")
+STRING_RE = re.compile(r'"(?:[^"\\]|\\.)*"')
 KNOB_RE = re.compile(r"\bRMM_DETAIL_API_[A-Z0-9_]+\b")
 KNOB_DEFINE_RE = re.compile(r"^\s*#\s*define\s+(RMM_DETAIL_API_[A-Z0-9_]+)\b")
 KEY_DEFINE_RE = re.compile(r"^\s*#\s*define\s+RMM_DETAIL_REGISTRY_KEY\b")
@@ -272,7 +273,8 @@ def check(root):
                     f"{path}:{number}: a shared header includes a generation folder outside a "
                     "selection block"
                 )
-            if GENERATION_TEST_RE.search(strip_comment(line)):
+            # A message may name RMM_API_VERSION: only code outside string literals counts.
+            if GENERATION_TEST_RE.search(STRING_RE.sub('""', strip_comment(line))):
                 problems.append(
                     f"{path}:{number}: a shared header tests the generation number; use a "
                     f"RMM_DETAIL_API_* knob of {config}"

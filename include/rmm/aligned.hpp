@@ -43,6 +43,19 @@ static constexpr std::size_t RMM_DEFAULT_HOST_ALIGNMENT{alignof(std::max_align_t
   return is_pow2(alignment);
 }
 
+#if RMM_DETAIL_API_BASE_ALIGNMENT_CHECK
+/**
+ * @brief Whether the base resources (cuda, managed, pinned host, system) can give
+ * @p alignment: a power of two no larger than CUDA_ALLOCATION_ALIGNMENT (RMM 26.08).
+ * @param alignment The alignment
+ * @return true when supported
+ */
+[[nodiscard]] constexpr bool is_supported_base_resource_alignment(std::size_t alignment) noexcept
+{
+  return is_pow2(alignment) && alignment <= CUDA_ALLOCATION_ALIGNMENT;
+}
+#endif
+
 /**
  * @brief Rounds @p value up to a multiple of @p alignment (a power of two).
  * @param value The value to round

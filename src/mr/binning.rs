@@ -217,7 +217,8 @@ impl BinningMemoryResource {
     #[inline(always)]
     fn route(&self, bytes: usize) -> Route<'_> {
         let g = self.bins.read();
-        match g.bins.get(g.index(bytes)) {
+        // Zero bytes count as one: the smallest bin takes them, as in RMM.
+        match g.bins.get(g.index(bytes.max(1))) {
             Some((_, _, Some(f))) => Route::Fixed(f),
             Some((_, r, None)) => Route::Other(&**r),
             None => Route::Other(&*self.upstream),
@@ -246,10 +247,10 @@ impl std::fmt::Debug for BinningMemoryResource {
 
 impl DeviceMemoryResource for BinningMemoryResource {
     fn allocate(&self, bytes: usize, stream: Stream) -> Result<*mut c_void> {
-        if bytes == 0 {
-            return Ok(std::ptr::null_mut());
-        }
+        // Zero bytes go where RMM sends them, to the smallest bin: a bin given to `add_bin`
+        // sees the request (a bin of this resource's own gives null).
         match self.route(bytes) {
+            Route::Fixed(_) if bytes == 0 => Ok(std::ptr::null_mut()),
             Route::Fixed(f) => f.allocate(bytes, stream),
             Route::Other(r) => r.allocate(bytes, stream),
         }
@@ -257,7 +258,11 @@ impl DeviceMemoryResource for BinningMemoryResource {
 
     fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
         if ptr.is_null() {
-            return Ok(());
+            // The free of a zero-byte allocation reaches the bin that served it, as in RMM.
+            return match self.route(bytes) {
+                Route::Other(r) if bytes == 0 => r.deallocate(ptr, 0, stream),
+                _ => Ok(()),
+            };
         }
         match self.route(bytes) {
             Route::Fixed(f) => f.deallocate(ptr, bytes, stream),
@@ -330,6 +335,49 @@ mod tests {
                 prop_assert_eq!(g.index(bytes), want, "bytes = {}", bytes);
             }
         }
+    }
+
+    /// Records the sizes it is asked for (a bin given to `add_bin`).
+    #[derive(Debug, Default)]
+    struct Recorder {
+        asked: parking_lot::Mutex<Vec<(bool, usize)>>,
+    }
+
+    impl DeviceMemoryResource for Recorder {
+        fn allocate(&self, bytes: usize, _: Stream) -> Result<*mut c_void> {
+            self.asked.lock().push((true, bytes));
+            Ok(std::ptr::null_mut())
+        }
+        fn deallocate(&self, _: *mut c_void, bytes: usize, _: Stream) -> Result<()> {
+            self.asked.lock().push((false, bytes));
+            Ok(())
+        }
+        fn name(&self) -> &'static str {
+            "recorder"
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+    }
+
+    /// Zero bytes go to the smallest bin and their free follows (RMM 26.08's rule); a
+    /// fixed-size bin of the binning's own gives null without taking a block.
+    #[test]
+    fn zero_bytes_reach_the_smallest_bin() {
+        crate::mr::tests::init();
+        let up: SharedResource = Arc::new(CudaMemoryResource::new().unwrap());
+        let rec = Arc::new(Recorder::default());
+        let b = BinningMemoryResource::new(up.clone()).unwrap();
+        b.add_bin(1024, Some(rec.clone())).unwrap();
+        assert!(b.allocate(0, Stream::DEFAULT).unwrap().is_null());
+        b.deallocate(std::ptr::null_mut(), 0, Stream::DEFAULT)
+            .unwrap();
+        assert_eq!(*rec.asked.lock(), vec![(true, 0), (false, 0)]);
+
+        let own = BinningMemoryResource::with_range(up, 8, 10).unwrap();
+        assert!(own.allocate(0, Stream::DEFAULT).unwrap().is_null());
+        own.deallocate(std::ptr::null_mut(), 0, Stream::DEFAULT)
+            .unwrap();
     }
 
     /// Bins added while other threads allocate: every reader sees a complete generation

@@ -25,6 +25,8 @@
 
 namespace RMM_EXPORT rmm {
 RMM_API_NAMESPACE_BEGIN
+// 25.10 names over cuda_stream_view, which RMM 26.10 deprecated (no 26.10 unit uses them).
+RMM_DETAIL_ALLOW_DEPRECATED_BEGIN
 namespace detail {
 
 /// @cond
@@ -236,5 +238,6 @@ class cccl_async_resource_ref : public ResourceType {
 };
 
 }  // namespace detail
+RMM_DETAIL_ALLOW_DEPRECATED_END
 RMM_API_NAMESPACE_END
 }  // namespace RMM_NAMESPACE

@@ -22,7 +22,17 @@
 
 /// @brief The oldest CUDA driver (12.8, in CUDA's numbering) whose memory pools can serve the
 /// hardware decompression engine (`cudaMemPoolCreateUsageHwDecompress`).
+#if RMM_DETAIL_API_REMOVED_IN_26_08
+#define RMM_MIN_HWDECOMPRESS_CUDA_VERSION 12080
+#else
 #define RMM_MIN_HWDECOMPRESS_CUDA_DRIVER_VERSION 12080
+#endif
+
+#if RMM_DETAIL_API_REMOVED_IN_26_08
+#define RMM_DETAIL_MIN_HWDECOMPRESS_VERSION RMM_MIN_HWDECOMPRESS_CUDA_VERSION
+#else
+#define RMM_DETAIL_MIN_HWDECOMPRESS_VERSION RMM_MIN_HWDECOMPRESS_CUDA_DRIVER_VERSION
+#endif
 
 namespace RMM_EXPORT rmm {
 RMM_API_NAMESPACE_BEGIN
@@ -80,7 +90,7 @@ struct hwdecompress {
     }
     int32_t version = 0;
     return rmm_driver_get_version(&version) == RMM_STATUS_SUCCESS &&
-           version >= RMM_MIN_HWDECOMPRESS_CUDA_DRIVER_VERSION;
+           version >= RMM_DETAIL_MIN_HWDECOMPRESS_VERSION;
   }
 };
 

@@ -89,9 +89,11 @@ class RMM_EXPORT cuda_async_memory_resource final
   };
 
   /// @brief Usage flags of a pool (`cudaMemPoolCreateUsage*`).
+#if !RMM_DETAIL_API_REMOVED_IN_26_08  // removed in RMM 26.08
   enum class mempool_usage : unsigned short {
     hw_decompress = 0x2,  ///< Buffers for the hardware decompression engine.
   };
+#endif
 
   /// @brief Device-accessible memory.
   friend void get_property(cuda_async_memory_resource const&, cuda::mr::device_accessible) noexcept

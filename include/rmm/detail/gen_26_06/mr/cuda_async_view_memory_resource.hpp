@@ -28,7 +28,7 @@ namespace mr {
  * @brief Allocates from a `cudaMemPool_t` owned by someone else (which must outlive it).
  * Two views are equal when they view the same pool.
  */
-class cuda_async_view_memory_resource final : public detail::handle_base {
+class cuda_async_view_memory_resource final : public detail::base_resource_handle {
  public:
   /**
    * @brief A view of @p pool_handle.
@@ -36,12 +36,14 @@ class cuda_async_view_memory_resource final : public detail::handle_base {
    * @throws rmm::logic_error for a null pool, or a runtime without stream-ordered pools
    */
   cuda_async_view_memory_resource(cudaMemPool_t pool_handle)
-    : handle_base{detail::adopt_handle, make(pool_handle)}, pool_{pool_handle}
+    : base_resource_handle{detail::adopt_handle, make(pool_handle)}, pool_{pool_handle}
   {
   }
 
   /// @brief A view of no pool: allocating from it fails with rmm::logic_error.
-  cuda_async_view_memory_resource() noexcept : handle_base{detail::adopt_handle, nullptr} {}
+  cuda_async_view_memory_resource() noexcept : base_resource_handle{detail::adopt_handle, nullptr}
+  {
+  }
 
   /**
    * @brief The pool viewed.

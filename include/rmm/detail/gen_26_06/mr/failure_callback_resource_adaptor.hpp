@@ -11,6 +11,7 @@
 #if RMM_API_GENERATION >= 2606
 
 #include <rmm/aligned.hpp>
+#include <rmm/detail/stream_arg.hpp>
 #include <rmm/detail/error.hpp>
 #include <rmm/error.hpp>
 #include <rmm/detail/gen_26_06/mr/detail/resource_bases.hpp>
@@ -94,6 +95,26 @@ class failure_callback_resource_adaptor_impl final
                         }}
   {
   }
+
+  /**
+   * @brief Allocates from the upstream with an alignment the C ABI does not carry, retrying
+   * while the callback asks to (RMM 26.08 passes the caller's alignment upstream).
+   * @param stream The stream
+   * @param bytes The size
+   * @param alignment The alignment (beyond 256 bytes)
+   * @return The memory
+   */
+  void* allocate_aligned(cuda::stream_ref stream, std::size_t bytes, std::size_t alignment)
+  {
+    auto upstream = get_upstream_resource();
+    while (true) {
+      try {
+        return upstream.allocate(stream, bytes, alignment);
+      } catch (ExceptionType const&) {
+        if (!state_ptr::get()->callback(bytes, state_ptr::get()->arg)) { throw; }
+      }
+    }
+  }
 };
 
 }  // namespace detail
@@ -122,6 +143,74 @@ class failure_callback_resource_adaptor
     : base{std::in_place, std::move(upstream), std::move(callback), callback_arg}
   {
   }
+
+#if RMM_DETAIL_API_FAILURE_CALLBACK_ALIGNMENT
+  /**
+   * @brief Allocates @p bytes aligned to @p alignment in stream order, calling the callback
+   * on failure and retrying while it returns true.
+   * @param stream The stream
+   * @param bytes The size
+   * @param alignment Passed to the upstream
+   * @return The memory
+   */
+  void* allocate(cuda::stream_ref stream,
+                 std::size_t bytes,
+                 std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT)
+  {
+    if (alignment <= rmm::CUDA_ALLOCATION_ALIGNMENT) {
+      return base::allocate(stream, bytes, alignment);
+    }
+    return this->get().allocate_aligned(stream, bytes, alignment);
+  }
+
+  /**
+   * @brief Frees @p ptr in stream order, to where allocate() took it from.
+   * @param stream The stream
+   * @param ptr The memory
+   * @param bytes Its size
+   * @param alignment Its alignment
+   */
+  void deallocate(cuda::stream_ref stream,
+                  void* ptr,
+                  std::size_t bytes,
+                  std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept
+  {
+    if (alignment <= rmm::CUDA_ALLOCATION_ALIGNMENT) {
+      base::deallocate(stream, ptr, bytes, alignment);
+    } else {
+      this->get_upstream_resource().deallocate(stream, ptr, bytes, alignment);
+    }
+  }
+
+  /**
+   * @brief Allocates on the default stream and waits for it.
+   * @param bytes The size
+   * @param alignment Passed to the upstream
+   * @return The memory
+   */
+  void* allocate_sync(std::size_t bytes, std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT)
+  {
+    auto const stream = rmm::detail::default_stream_arg();
+    void* ptr         = allocate(stream, bytes, alignment);
+    rmm::detail::synchronize_arg(stream);
+    return ptr;
+  }
+
+  /**
+   * @brief Frees on the default stream and waits for it.
+   * @param ptr The memory
+   * @param bytes Its size
+   * @param alignment Its alignment
+   */
+  void deallocate_sync(void* ptr,
+                       std::size_t bytes,
+                       std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept
+  {
+    auto const stream = rmm::detail::default_stream_arg();
+    deallocate(stream, ptr, bytes, alignment);
+    rmm::detail::synchronize_arg_no_throw(stream);
+  }
+#endif
 
  private:
   using base =

@@ -265,6 +265,7 @@ inline cuda::mr::any_resource<cuda::mr::device_accessible> set_per_device_resour
   return detail::exchange_entry(device_id.value(), handle, std::move(entry));
 }
 
+#if !RMM_DETAIL_API_REMOVED_IN_26_08  // removed in RMM 26.08
 /**
  * @brief Sets the resource of device @p device_id from a reference (the referenced resource
  * must stay alive while set).
@@ -279,6 +280,7 @@ set_per_device_resource_ref(cuda_device_id device_id, device_async_resource_ref 
   return set_per_device_resource(
     device_id, cuda::mr::any_resource<cuda::mr::device_accessible>{new_resource_ref});
 }
+#endif
 
 /**
  * @brief A reference to the resource of the current device.
@@ -300,6 +302,7 @@ inline cuda::mr::any_resource<cuda::mr::device_accessible> set_current_device_re
   return set_per_device_resource(rmm::get_current_cuda_device(), std::move(new_resource));
 }
 
+#if !RMM_DETAIL_API_REMOVED_IN_26_08  // removed in RMM 26.08
 /**
  * @brief Sets the resource of the current device from a reference.
  * @param new_resource_ref The resource (must stay alive while set)
@@ -312,6 +315,7 @@ set_current_device_resource_ref(device_async_resource_ref new_resource_ref)
   return set_current_device_resource(
     cuda::mr::any_resource<cuda::mr::device_accessible>{new_resource_ref});
 }
+#endif
 
 /**
  * @brief Restores the initial resource of device @p device_id.
@@ -334,6 +338,7 @@ inline cuda::mr::any_resource<cuda::mr::device_accessible> reset_current_device_
   return reset_per_device_resource(rmm::get_current_cuda_device());
 }
 
+#if !RMM_DETAIL_API_REMOVED_IN_26_08  // removed in RMM 26.08
 /**
  * @brief Restores the initial resource of device @p device_id.
  * @param device_id The device
@@ -345,7 +350,9 @@ reset_per_device_resource_ref(cuda_device_id device_id)
 {
   return reset_per_device_resource(device_id);
 }
+#endif
 
+#if !RMM_DETAIL_API_REMOVED_IN_26_08  // removed in RMM 26.08
 /**
  * @brief Restores the initial resource of the current device.
  * @return The previous resource
@@ -356,6 +363,7 @@ reset_current_device_resource_ref()
 {
   return reset_current_device_resource();
 }
+#endif
 
 }  // namespace mr
 RMM_API_NAMESPACE_END

@@ -19,6 +19,7 @@
 #if RMM_API_GENERATION >= 2606
 
 #include <rmm/aligned.hpp>
+#include <rmm/detail/error.hpp>
 #include <rmm/detail/gen_26_06/mr/detail/handle_impl.hpp>
 #include <rmm/detail/resource_handle.hpp>
 #include <rmm/resource_ref.hpp>
@@ -28,6 +29,7 @@
 #include <cuda/stream_ref>
 
 #include <cstddef>
+#include <string>
 #include <utility>
 
 namespace rmm {
@@ -36,12 +38,67 @@ namespace mr {
 namespace detail {
 
 /**
+ * @brief A librmm handle with the allocation rules of RMM's base resources (cuda, managed,
+ * pinned host, system, async view): from RMM 26.08 on (knob
+ * RMM_DETAIL_API_BASE_ALIGNMENT_CHECK) zero bytes give null without a call, and an alignment
+ * beyond `rmm::CUDA_ALLOCATION_ALIGNMENT` (or not a power of two) throws `rmm::bad_alloc`.
+ */
+class base_resource_handle : public handle_base {
+ public:
+  using handle_base::handle_base;
+
+#if RMM_DETAIL_API_BASE_ALIGNMENT_CHECK
+  /**
+   * @brief Allocates @p bytes in stream order on @p stream.
+   * @param stream The stream
+   * @param bytes The size (0 gives null)
+   * @param alignment At most 256 bytes, a power of two
+   * @return The memory
+   * @throws rmm::bad_alloc for an unsupported alignment; what the C ABI reports otherwise
+   */
+  void* allocate(cuda::stream_ref stream,
+                 std::size_t bytes,
+                 std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT)
+  {
+    if (bytes == 0) { return nullptr; }
+    check_alignment(bytes, alignment);
+    return handle_base::allocate(stream, bytes, alignment);
+  }
+
+  /**
+   * @brief Allocates @p bytes on the default stream.
+   * @param bytes The size (0 gives null)
+   * @param alignment At most 256 bytes, a power of two
+   * @return The memory
+   * @throws rmm::bad_alloc for an unsupported alignment; what the C ABI reports otherwise
+   */
+  void* allocate_sync(std::size_t bytes, std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT)
+  {
+    if (bytes == 0) { return nullptr; }
+    check_alignment(bytes, alignment);
+    return handle_base::allocate_sync(bytes, alignment);
+  }
+
+ private:
+  static void check_alignment(std::size_t bytes, std::size_t alignment)
+  {
+    RMM_EXPECTS(rmm::is_supported_base_resource_alignment(alignment),
+                "allocation of " + std::to_string(bytes) + " bytes aligned to " +
+                  std::to_string(alignment) +
+                  " bytes: this memory resource gives at most 256-byte alignment (a power of "
+                  "two); over-align with aligned_resource_adaptor",
+                rmm::bad_alloc);
+  }
+#endif
+};
+
+/**
  * @brief Base of a resource made by a C ABI constructor without arguments, any two of which
  * are interchangeable: they compare equal, as RMM 26.06's do.
  * @tparam Resource The class (CRTP)
  */
 template <typename Resource>
-class interchangeable_resource : public handle_base {
+class interchangeable_resource : public base_resource_handle {
  public:
   /// @brief Any two are interchangeable. @return true
   [[nodiscard]] bool operator==(Resource const&) const noexcept { return true; }
@@ -52,7 +109,7 @@ class interchangeable_resource : public handle_base {
   friend void get_property(Resource const&, cuda::mr::device_accessible) noexcept {}
 
   /// @brief Takes over the reference a handle owns.
-  using handle_base::handle_base;
+  using base_resource_handle::base_resource_handle;
 
  protected:
   /**
@@ -60,7 +117,7 @@ class interchangeable_resource : public handle_base {
    * @param create The C ABI constructor
    */
   explicit interchangeable_resource(rmm_status_t (*create)(rmm_resource_t*))
-    : handle_base{adopt_handle, make_handle(create)}
+    : base_resource_handle{adopt_handle, make_handle(create)}
   {
   }
 };
