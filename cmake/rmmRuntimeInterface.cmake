@@ -43,4 +43,8 @@ function(rmm_add_api_version target major minor)
   endif()
   math(EXPR yymm "${major} * 100 + ${minor}")
   target_compile_definitions(${target} INTERFACE RMM_API_VERSION=${yymm})
+  # RMM 26.08 raised its C++ floor to C++20.
+  if(yymm GREATER_EQUAL 2608)
+    set_property(TARGET ${target} APPEND PROPERTY INTERFACE_COMPILE_FEATURES cxx_std_20)
+  endif()
 endfunction()

@@ -2,8 +2,9 @@
 # Fetches CUDA's runtime headers and several CCCL releases from PyPI (NVIDIA's own header
 # wheels; no GPU, driver or toolkit needed) into .deps/cuda/, so that the C++ wrapper is
 # compiled in CI the way users compile it on a GPU machine: with cudaStream_t streams and
-# `cuda::mr` from CCCL 2.7 / 2.8 (RMM 25.02's), 3.0 (CUDA 13.0's) and a newer 3.x (CCCL 3.1
-# renamed the resource interface) and 3.4 (RMM 26.06's pin). Idempotent; prints nothing when everything is there.
+# `cuda::mr` from CCCL 2.7 / 2.8 (RMM 25.02's), 3.0 (CUDA 13.0's; CCCL 3.1 renamed the resource
+# interface after it), 3.4 (RMM 26.06's pin) and 3.5 (RMM 26.10's). Idempotent; prints nothing
+# when everything is there.
 #
 #   .deps/cuda/runtime/include  cuda_runtime_api.h and crt/ (CUDA 13)
 #   .deps/cuda/cccl-<ver>/      CCCL headers (cuda/, cub/, thrust/)
@@ -21,7 +22,7 @@ declare -A wheels=(
   [cccl-2.8]="nvidia-cuda-cccl-cu12==12.9.27 nvidia/cuda_cccl/include"
   [cccl-3.0]="nvidia-cuda-cccl==13.0.85 nvidia/cu13/include/cccl"
   [cccl-3.4]="nvidia-cuda-cccl==13.3.4.3.1 nvidia/cu13/include/cccl"
-  [cccl-3.x]="nvidia-cuda-cccl==13.3.5.0.6 nvidia/cu13/include/cccl"
+  [cccl-3.5]="nvidia-cuda-cccl==13.3.5.0.6 nvidia/cu13/include/cccl"
 )
 
 for name in "${!wheels[@]}"; do

@@ -332,7 +332,7 @@ step_fuzz() {
 step_cccl() {
   local cccl
   "$root/scripts/setup-cccl.sh"
-  for cccl in 2.7 2.8 3.0 3.4 3.x; do
+  for cccl in 2.7 2.8 3.0 3.4 3.5; do
     cmake -S tests/cccl -B "$consumers/cccl-$cccl" -DCMAKE_PREFIX_PATH="$root/install" \
       -DRMM_CUDA_INCLUDE="$root/.deps/cuda/runtime" -DRMM_CCCL_INCLUDE="$root/.deps/cuda/cccl-$cccl"
     cmake --build "$consumers/cccl-$cccl" --parallel "$jobs"
@@ -352,21 +352,21 @@ step_cccl_sanitized() {
 
 step_package() {
   local ask refused rc selected=0 rejected=0
-  for ask in 25.02 25.06 25.10 26.02 26.06; do
+  for ask in 25.02 25.06 25.10 26.02 26.06 26.08 26.10; do
     cmake -S tests/package -B "$consumers/package-$ask" -DCMAKE_PREFIX_PATH="$root/install" \
       -DRMM_ASK="$ask" -DRMM_CUDA_INCLUDE="$root/.deps/cuda/runtime" \
-      -DRMM_CCCL_INCLUDE="$root/.deps/cuda/cccl-3.x" >/dev/null
+      -DRMM_CCCL_INCLUDE="$root/.deps/cuda/cccl-3.5" >/dev/null
     cmake --build "$consumers/package-$ask" --parallel "$jobs"
     "$consumers/package-$ask/generation_check"
     selected=$((selected + 1))
   done
-  for ask in 24.12 26.08; do
+  for ask in 24.12 26.12; do
     set +e
     refused="$(cmake -S tests/package -B "$consumers/package-$ask" -DCMAKE_PREFIX_PATH="$root/install" \
       -DRMM_ASK="$ask" 2>&1)"
     rc=$?
     set -e
-    if [[ $rc -eq 0 ]] || ! grep -q "RMM 25.02 to 26.06" <<<"$refused"; then
+    if [[ $rc -eq 0 ]] || ! grep -q "RMM 25.02 to 26.10" <<<"$refused"; then
       echo "$refused" >&2
       echo "find_package(rmm $ask) must be refused with a message naming the supported range" >&2
       exit 1
@@ -375,7 +375,7 @@ step_package() {
     rejected=$((rejected + 1))
   done
   record "find_package(rmm <release>)" \
-    "$selected of 5 releases select their generation, $rejected of 2 unsupported refused"
+    "$selected of 7 releases select their generation, $rejected of 2 unsupported refused"
 }
 
 step_hip_headers() {
@@ -465,7 +465,7 @@ run_step "ctest" "ctest" step_ctest
 run_step "consumers of the installed package" "consumers of the installed package" step_consumers
 run_step "sanitizers (ASan/UBSan)" "sanitizers: C and C++ suites, C examples and the C ABI fuzzer with -fsanitize=address,undefined (RMM_RUNTIME=$RMM_RUNTIME)" step_sanitizers
 run_step "C ABI fuzzer under ASan/UBSan" "C ABI fuzzer under ASan/UBSan (30 s, seed 1)" step_fuzz
-run_step "CCCL 2.7, 2.8, 3.0, 3.4, 3.x" "C++ wrapper with CUDA 13 headers and CCCL 2.7, 2.8, 3.0, 3.4, 3.x (headers from PyPI; host runtime)" step_cccl
+run_step "CCCL 2.7, 2.8, 3.0, 3.4, 3.5" "C++ wrapper with CUDA 13 headers and CCCL 2.7, 2.8, 3.0, 3.4, 3.5 (headers from PyPI; host runtime)" step_cccl
 run_step "tests/cccl under ASan/UBSan" "tests/cccl with CCCL 3.4 (RMM 26.06's pin) under ASan/UBSan: every generation's CCCL-facing tests" step_cccl_sanitized
 run_step "find_package(rmm <version>)" "find_package(rmm <version>): each RMM release selects its API generation; others are refused" step_package
 if [[ -e /usr/include/hip/hip_runtime_api.h ]]; then

@@ -131,7 +131,7 @@ pub unsafe extern "C" fn rmm_callback_create(
             Box::new(move |bytes, stream: Stream| {
                 // SAFETY: the creator promised `alloc` is callable with its argument.
                 let p = unsafe { alloc(bytes, stream.0 as rmm_stream_t, aa as *mut c_void) };
-                if p.is_null() {
+                if p.is_null() && bytes > 0 {
                     return Err(Error::BadAlloc {
                         requested: bytes,
                         resource: "callback_memory_resource",
@@ -191,7 +191,7 @@ pub unsafe extern "C" fn rmm_callback_create_with_vtable(
                     )
                 };
                 match status {
-                    0 if p.is_null() => Err(Error::BadAlloc {
+                    0 if p.is_null() && bytes > 0 => Err(Error::BadAlloc {
                         requested: bytes,
                         resource: "callback_memory_resource",
                         detail: "the allocate callback succeeded but returned NULL".into(),
