@@ -190,6 +190,21 @@ def key_functions(root):
     return names
 
 
+def check_key_count(root, config_text, problems):
+    """Every generation's registry key is below librmm's TAG_KEYS (src/mr/per_device.rs)."""
+    per_device = os.path.join(os.path.dirname(os.path.abspath(root)), "src", "mr", "per_device.rs")
+    if not os.path.exists(per_device):
+        return
+    with open(per_device, encoding="utf-8") as source:
+        found = re.search(r"pub const TAG_KEYS: usize = (\d+);", source.read())
+    keys = [int(k) for k in re.findall(r"#\s*define\s+RMM_DETAIL_REGISTRY_KEY\s+(\d+)", config_text)]
+    if found and keys and max(keys) >= int(found.group(1)):
+        problems.append(
+            f"rmm/version_config.hpp: registry key {max(keys)} needs TAG_KEYS > {max(keys)} in "
+            f"src/mr/per_device.rs (it is {found.group(1)})"
+        )
+
+
 def check(root):
     """All violations of the rules in the tree under root."""
     problems = []
@@ -214,6 +229,7 @@ def check(root):
                 knobs_defined.setdefault(define.group(1), number)
             if KEY_DEFINE_RE.match(line) and path != config:
                 problems.append(f"{path}:{number}: RMM_DETAIL_REGISTRY_KEY defined outside {config}")
+    check_key_count(root, texts.get(config, ""), problems)
 
     keyed = key_functions(root)
     for path in files:

@@ -29,6 +29,14 @@ for flag in "" -DLIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE; do
   nvcc -std=c++17 $flag -I"$prefix/include" -E -Xcompiler -dM /tmp/cccl.cu 2>&1 |
     grep -E "define (CCCL_MAJOR_VERSION|CCCL_MINOR_VERSION|RMM_HAS_CUDA_MR|THRUST_VERSION) " || true
 done
+echo "== copies captured into a CUDA graph (RMM 26.10 API, CCCL 3.5: tests/gpu/capture_copy.cu)"
+cccl35="${RMM_CCCL_3_5:-/tmp/cccl-3.5}"
+if [[ ! -d "$cccl35" && -f .carry/rmm-suites/cccl-3.5.tar.xz ]]; then
+  tar -xJf .carry/rmm-suites/cccl-3.5.tar.xz -C "$(dirname "$cccl35")"
+fi
+nvcc -std=c++20 -DRMM_API_VERSION=2610 -I"$cccl35" -I"$prefix/include" tests/gpu/capture_copy.cu \
+  -L"$prefix/lib" -lrmm -Xlinker -rpath -Xlinker "$prefix/lib" -o /tmp/capture_copy &&
+  RMM_RUNTIME=cuda /tmp/capture_copy || fail=1
 echo "== C example output (RMM_RUNTIME=cuda)"
 RMM_RUNTIME=cuda /tmp/gpu-examples/c/rmm_c_basic | tail -15
 exit $fail

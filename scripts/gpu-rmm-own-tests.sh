@@ -9,7 +9,7 @@
 # <rmm-source-root>  a checkout or `git archive` of rapidsai/rmm at the release's tag: 25.02
 #                    keeps its tests in tests/ (and benchmarks/utilities/), 25.10 in cpp/tests/
 #                    (and cpp/benchmarks/); either the repository root or its cpp/ folder
-# [api-version]      2502 (default), 2510 or 2606: the release whose target list, C++ standard
+# [api-version]      2502 (default), 2510, 2606 or 2608: the release whose target list, C++ standard
 #                    and RMM_API_VERSION the suite is built with (find_package(rmm YY.MM));
 #                    26.06 keeps its tests in cpp/tests/ like 25.10 and builds them as C++20
 # [prefix]           rmm-rs's install prefix (default .carry/prefix)
@@ -131,12 +131,13 @@ case "$api" in
       "ERROR_MACROS_TEST error_macros_tests.cpp"
     )
     ;;
-  2606)
+  2606 | 2608)
     root="$src"
     [[ -d "$root/cpp/tests" ]] && root="$root/cpp"
     [[ -d "$root/tests" ]] || { echo "no cpp/tests/ under $src (RMM 26.06 layout)" >&2; exit 2; }
     std=20
-    # RMM's cpp/tests/CMakeLists.txt, v26.06.00 (without the _PTDS_ twins, as above)
+    # RMM's cpp/tests/CMakeLists.txt, v26.06.00, and the same list at main (26.08 development,
+    # 5d50a37b), without the _PTDS_ twins, as above
     targets=(
       "CUDA_MR_REF_TEST mr/mr_ref_cuda_tests.cpp"
       "CUDA_ASYNC_MR_REF_TEST mr/mr_ref_cuda_async_tests.cpp"
@@ -193,7 +194,7 @@ case "$api" in
     )
     ;;
   *)
-    echo "api-version must be 2502, 2510 or 2606, not '$api'" >&2
+    echo "api-version must be 2502, 2510, 2606 or 2608, not '$api'" >&2
     exit 2
     ;;
 esac

@@ -759,7 +759,7 @@ rmm_status_t rmm_reset_per_device_resource(int32_t device, rmm_resource_t *previ
 
 /**
  * Like `rmm_set_per_device_resource`, storing an opaque `tag` with the entry under `key`
- * (each C++ API generation keeps its own object for a resource under its own key, 0 to 3).
+ * (each C++ API generation keeps its own object for a resource under its own key, 0 to 4).
  * `release` (nullable) frees `tag` should a front end with another key replace the entry.
  * `previous_tag` (nullable) receives the replaced entry's tag under `key` (NULL if none);
  * its tags under other keys are released.
