@@ -300,17 +300,16 @@ bool operator!=(StreamRef const& lhs, cuda_stream_view rhs)
 RMM_DETAIL_ALLOW_DEPRECATED_END
 
 /// @brief The default stream (the null stream), as RMM 26.10 has it: a `cuda::stream_ref`.
-[[deprecated("Use cuda::stream_ref{cudaStream_t{cudaStreamDefault}} instead.")]]
-inline constexpr ::cuda::stream_ref cuda_stream_default{detail::stream_type{nullptr}};
+[[deprecated("Use cuda::stream_ref{cudaStream_t{cudaStreamDefault}} instead.")]] inline constexpr ::
+  cuda::stream_ref cuda_stream_default{detail::stream_type{nullptr}};
 
 /// @brief The legacy default stream (cudaStreamLegacy) as a `cuda::stream_ref`.
-[[deprecated("Use cuda::stream_ref{cudaStreamLegacy} instead.")]]
-inline const ::cuda::stream_ref cuda_stream_legacy{detail::from_c_stream(RMM_STREAM_LEGACY)};
+[[deprecated("Use cuda::stream_ref{cudaStreamLegacy} instead.")]] inline const ::cuda::stream_ref
+  cuda_stream_legacy{detail::from_c_stream(RMM_STREAM_LEGACY)};
 
 /// @brief The per-thread default stream (cudaStreamPerThread) as a `cuda::stream_ref`.
-[[deprecated("Use cuda::stream_ref{cudaStreamPerThread} instead.")]]
-inline const ::cuda::stream_ref cuda_stream_per_thread{
-  detail::from_c_stream(RMM_STREAM_PER_THREAD)};
+[[deprecated("Use cuda::stream_ref{cudaStreamPerThread} instead.")]] inline const ::cuda::stream_ref
+  cuda_stream_per_thread{detail::from_c_stream(RMM_STREAM_PER_THREAD)};
 #else
 RMM_DETAIL_ALLOW_DEPRECATED_END
 

@@ -88,8 +88,8 @@ class exec_policy : public thrust_exec_policy_t {
    */
   explicit exec_policy(detail::stream_arg stream       = detail::default_stream_arg(),
                        detail::exec_policy_resource mr = mr::get_current_device_resource_ref())
-    : thrust_exec_policy_t(
-        RMM_DETAIL_THRUST_PAR(mr::thrust_allocator<char>(stream, std::move(mr)), detail::raw_stream(stream)))
+    : thrust_exec_policy_t(RMM_DETAIL_THRUST_PAR(mr::thrust_allocator<char>(stream, std::move(mr)),
+                                                 detail::raw_stream(stream)))
   {
   }
 };

@@ -57,7 +57,6 @@ namespace {
 
 using any_device_resource = cuda::mr::any_resource<cuda::mr::device_accessible>;
 
-
 // ---------------------------------------------------------------------------------------------
 // Resource references
 

@@ -34,7 +34,8 @@
 #endif
 
 #if defined(RMM_MIN_HWDECOMPRESS_CUDA_DRIVER_VERSION) || !defined(RMM_MIN_HWDECOMPRESS_CUDA_VERSION)
-#error "RMM 26.08 renamed RMM_MIN_HWDECOMPRESS_CUDA_DRIVER_VERSION to RMM_MIN_HWDECOMPRESS_CUDA_VERSION"
+#error \
+  "RMM 26.08 renamed RMM_MIN_HWDECOMPRESS_CUDA_DRIVER_VERSION to RMM_MIN_HWDECOMPRESS_CUDA_VERSION"
 #endif
 
 RMM_NAMESPACE_BEGIN
@@ -59,7 +60,9 @@ TEST(Api2608Names, AbiNamespaceMacros)
 
 TEST(Api2608Names, RemovedNamesAreGone)
 {
-  auto has_mempool_usage = []<typename T>(T*) { return requires { typename T::mempool_usage; }; };
+  auto has_mempool_usage = []<typename T>(T*) {
+    return requires { typename T::mempool_usage; };
+  };
   EXPECT_FALSE(has_mempool_usage(static_cast<rmm::mr::cuda_async_memory_resource*>(nullptr)));
 }
 

@@ -88,11 +88,12 @@ TEST(Api2610Streams, TemporariesAreRefused)
                                          cuda::stream_ref,
                                          any_device_resource>);
   static_assert([]<typename Scalar>(Scalar*) {
-    return requires(Scalar& s, int const v, cuda::stream_ref st) { s.set_value_async(v, st); } &&
-           !requires(Scalar& s, int v, cuda::stream_ref st) { s.set_value_async(std::move(v), st); } &&
-           !requires(Scalar& s, int const v, cuda::stream_ref st) {
-             s.set_value_async(std::move(v), st);
-           };
+    return requires(Scalar & s, int const v, cuda::stream_ref st) { s.set_value_async(v, st); }
+    &&!requires(Scalar & s, int v, cuda::stream_ref st) { s.set_value_async(std::move(v), st); }
+    &&!requires(Scalar & s, int const v, cuda::stream_ref st)
+    {
+      s.set_value_async(std::move(v), st);
+    };
   }(static_cast<rmm::device_scalar<int>*>(nullptr)));
 }
 
@@ -112,10 +113,10 @@ TEST(Api2610Streams, DeprecatedViewStillWorks)
   // A view converts to the stream_ref the APIs take.
   rmm::device_buffer buf(8, view);
   EXPECT_EQ(buf.stream(), ref);
-  static_assert(std::is_same_v<std::remove_cv_t<decltype(rmm::cuda_stream_default)>,
-                               cuda::stream_ref>);
-  static_assert(std::is_same_v<std::remove_cv_t<decltype(rmm::cuda_stream_per_thread)>,
-                               cuda::stream_ref>);
+  static_assert(
+    std::is_same_v<std::remove_cv_t<decltype(rmm::cuda_stream_default)>, cuda::stream_ref>);
+  static_assert(
+    std::is_same_v<std::remove_cv_t<decltype(rmm::cuda_stream_per_thread)>, cuda::stream_ref>);
   EXPECT_EQ(rmm::cuda_stream_default.get(), cudaStream_t{nullptr});
   EXPECT_EQ(rmm::cuda_stream_legacy.get(), cudaStreamLegacy);
   EXPECT_EQ(rmm::cuda_stream_per_thread.get(), cudaStreamPerThread);
@@ -133,9 +134,8 @@ TEST(Api2610Streams, PoolPrefetchPolicyAllocatorsTakeStreamRef)
 
   rmm::device_uvector<int> vec(4, stream);
   rmm::prefetch(vec.data(), vec.size() * sizeof(int), rmm::get_current_cuda_device(), stream);
-  rmm::prefetch(cuda::std::span<int const>{vec.data(), vec.size()},
-                rmm::get_current_cuda_device(),
-                stream);
+  rmm::prefetch(
+    cuda::std::span<int const>{vec.data(), vec.size()}, rmm::get_current_cuda_device(), stream);
 
   rmm::mr::polymorphic_allocator<int> alloc;
   int* p = alloc.allocate(4, stream);
@@ -172,7 +172,7 @@ TEST(Api2610Streams, CallbackTypesTakeStreamRef)
     &seen};
   rmm::cuda_stream owned;
   cuda::stream_ref const stream = owned;
-  void* p = mr.allocate(stream, 256, rmm::CUDA_ALLOCATION_ALIGNMENT);
+  void* p                       = mr.allocate(stream, 256, rmm::CUDA_ALLOCATION_ALIGNMENT);
   mr.deallocate(stream, p, 256, rmm::CUDA_ALLOCATION_ALIGNMENT);
   ASSERT_EQ(seen.size(), 2U);
   EXPECT_EQ(seen[0], stream.get());

@@ -17,13 +17,13 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CHECK(call)                                                                        \
-  do {                                                                                     \
-    cudaError_t const e = (call);                                                          \
-    if (e != cudaSuccess) {                                                                \
+#define CHECK(call)                                                                              \
+  do {                                                                                           \
+    cudaError_t const e = (call);                                                                \
+    if (e != cudaSuccess) {                                                                      \
       std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e)); \
-      std::exit(1);                                                                        \
-    }                                                                                      \
+      std::exit(1);                                                                              \
+    }                                                                                            \
   } while (0)
 
 int main()

@@ -118,4 +118,4 @@ void aligned_deallocate(void* ptr,
 
 }  // namespace detail
 RMM_API_NAMESPACE_END
-}  // namespace RMM_NAMESPACE
+}  // namespace rmm

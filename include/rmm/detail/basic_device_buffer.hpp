@@ -246,10 +246,7 @@ class basic_device_buffer {
     capacity_ = bytes;
   }
 
-  [[nodiscard]] rmm_stream_t c_stream() const noexcept
-  {
-    return c_stream_arg(stream_);
-  }
+  [[nodiscard]] rmm_stream_t c_stream() const noexcept { return c_stream_arg(stream_); }
 
   void copy_async(void const* source, std::size_t bytes)
   {

@@ -336,10 +336,7 @@ class basic_device_uvector {
   [[nodiscard]] Buffer const& storage() const noexcept { return storage_; }
 
  private:
-  static rmm_stream_t c_stream(stream_type stream) noexcept
-  {
-    return c_stream_arg(stream);
-  }
+  static rmm_stream_t c_stream(stream_type stream) noexcept { return c_stream_arg(stream); }
 
   void check_index(size_type element_index) const
   {

@@ -240,4 +240,4 @@ class cccl_async_resource_ref : public ResourceType {
 }  // namespace detail
 RMM_DETAIL_ALLOW_DEPRECATED_END
 RMM_API_NAMESPACE_END
-}  // namespace RMM_NAMESPACE
+}  // namespace rmm

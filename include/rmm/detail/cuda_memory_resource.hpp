@@ -68,6 +68,6 @@ inline constexpr bool async_resource_with =
 }  // namespace polyfill
 }  // namespace detail
 RMM_API_NAMESPACE_END
-}  // namespace RMM_NAMESPACE
+}  // namespace rmm
 
 #endif

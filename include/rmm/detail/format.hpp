@@ -103,4 +103,4 @@ inline std::string format_stream(rmm::cuda_stream_view stream)
 
 }  // namespace detail
 RMM_API_NAMESPACE_END
-}  // namespace RMM_NAMESPACE
+}  // namespace rmm

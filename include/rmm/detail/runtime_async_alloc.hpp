@@ -73,4 +73,4 @@ struct runtime_async_alloc {
 
 }  // namespace detail
 RMM_API_NAMESPACE_END
-}  // namespace RMM_NAMESPACE
+}  // namespace rmm

@@ -155,4 +155,4 @@ struct device_integrated_memory {
 
 }  // namespace detail
 RMM_API_NAMESPACE_END
-}  // namespace RMM_NAMESPACE
+}  // namespace rmm

@@ -111,4 +111,4 @@ class stack_trace {
 
 }  // namespace detail
 RMM_API_NAMESPACE_END
-}  // namespace RMM_NAMESPACE
+}  // namespace rmm

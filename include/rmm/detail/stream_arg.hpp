@@ -51,7 +51,10 @@ inline rmm_stream_t c_stream_arg(stream_arg stream) noexcept
 }
 
 /// @brief Waits for @p stream, throwing on failure. @param stream The stream
-inline void synchronize_arg(stream_arg stream) { check(rmm_stream_synchronize(c_stream_arg(stream))); }
+inline void synchronize_arg(stream_arg stream)
+{
+  check(rmm_stream_synchronize(c_stream_arg(stream)));
+}
 
 /// @brief Waits for @p stream, reporting a failure on stderr. @param stream The stream
 inline void synchronize_arg_no_throw(stream_arg stream) noexcept

@@ -1,8 +1,9 @@
 /**
  * @file detail/gen_26_06/container_policy.hpp
  * @brief What the containers of RMM 26.06 hold and how they allocate from it: an owning
- * `cuda::mr::any_resource<cuda::mr::device_accessible>`, streams as `detail::stream_arg` (`cuda_stream_view`; `cuda::stream_ref` from 26.10). The
- * containers themselves are written once (rmm/detail/basic_device_*.hpp).
+ * `cuda::mr::any_resource<cuda::mr::device_accessible>`, streams as `detail::stream_arg`
+ * (`cuda_stream_view`; `cuda::stream_ref` from 26.10). The containers themselves are written once
+ * (rmm/detail/basic_device_*.hpp).
  */
 #pragma once
 

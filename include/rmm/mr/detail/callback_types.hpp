@@ -30,7 +30,8 @@ using allocate_callback_t = std::function<void*(std::size_t, rmm::detail::stream
  * @brief Deallocation callback: `void (void* ptr, std::size_t bytes, cuda_stream_view stream,
  * void* arg)`.
  */
-using deallocate_callback_t = std::function<void(void*, std::size_t, rmm::detail::stream_arg, void*)>;
+using deallocate_callback_t =
+  std::function<void(void*, std::size_t, rmm::detail::stream_arg, void*)>;
 
 }  // namespace mr
 RMM_API_NAMESPACE_END

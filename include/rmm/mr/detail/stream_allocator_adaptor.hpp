@@ -96,7 +96,8 @@ class stream_allocator_adaptor {
 
 /// @cond
 template <typename Allocator>
-stream_allocator_adaptor(Allocator const&, rmm::detail::stream_arg) -> stream_allocator_adaptor<Allocator>;
+stream_allocator_adaptor(Allocator const&, rmm::detail::stream_arg)
+  -> stream_allocator_adaptor<Allocator>;
 /// @endcond
 
 /**

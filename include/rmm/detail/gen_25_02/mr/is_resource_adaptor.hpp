@@ -75,4 +75,4 @@ inline constexpr bool
 
 }  // namespace mr
 RMM_API_NAMESPACE_END
-}  // namespace RMM_NAMESPACE
+}  // namespace rmm

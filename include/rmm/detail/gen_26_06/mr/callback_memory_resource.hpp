@@ -59,8 +59,10 @@ struct callback_functions {
   {
     auto* self = static_cast<callback_functions*>(ctx);
     return translate_exceptions([&] {
-      self->deallocate(
-        ptr, bytes, rmm::detail::stream_arg{reinterpret_cast<cudaStream_t>(stream)}, self->deallocate_arg);
+      self->deallocate(ptr,
+                       bytes,
+                       rmm::detail::stream_arg{reinterpret_cast<cudaStream_t>(stream)},
+                       self->deallocate_arg);
     });
   }
 
@@ -129,7 +131,8 @@ class callback_memory_resource_impl final : public handle_base {
     std::size_t bytes,
     [[maybe_unused]] std::size_t alignment = rmm::CUDA_ALLOCATION_ALIGNMENT) noexcept
   {
-    functions_->deallocate(ptr, bytes, rmm::detail::default_stream_arg(), functions_->deallocate_arg);
+    functions_->deallocate(
+      ptr, bytes, rmm::detail::default_stream_arg(), functions_->deallocate_arg);
   }
 
  private:

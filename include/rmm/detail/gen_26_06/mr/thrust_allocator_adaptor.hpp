@@ -77,7 +77,8 @@ class thrust_allocator : public thrust::device_malloc_allocator<T> {
    * @throws rmm::logic_error when @p mr is empty
    */
   RMM_EXEC_CHECK_DISABLE
-  thrust_allocator(rmm::detail::stream_arg stream, cuda::mr::any_resource<cuda::mr::device_accessible> mr)
+  thrust_allocator(rmm::detail::stream_arg stream,
+                   cuda::mr::any_resource<cuda::mr::device_accessible> mr)
     : stream_{stream}, mr_(std::move(mr))
   {
     RMM_EXPECTS(mr_.has_value(),
