@@ -189,6 +189,53 @@ fn limiting_limit_boundary_and_accessors() {
     release(up);
 }
 
+/// rapidsai/rmm#1957 through the C ABI: a pool with an initial size and a maximum serves a
+/// request of the maximum by giving its entirely free initial chunk back to its upstream
+/// (RMM 26.10); a request beyond the maximum still fails clearly and changes nothing.
+#[test]
+fn a_capped_pool_gives_its_free_initial_chunk_back_to_reach_its_maximum() {
+    let up = cuda();
+    const MIB: usize = 1 << 20;
+    // SAFETY: valid handles and out-pointers throughout.
+    unsafe {
+        let (mut l, mut pool) = (null_mut(), null_mut());
+        ok(rmm_limiting_adaptor_create(up, 64 * MIB, 256, &mut l));
+        ok(rmm_pool_create(l, MIB, 4 * MIB, &mut pool));
+        let used = || {
+            let mut n = 0;
+            ok(rmm_limiting_adaptor_get_allocated_bytes(l, &mut n));
+            n
+        };
+        let pool_size = || {
+            let mut st = rmm_pool_stats::default();
+            ok(rmm_pool_get_stats(pool, &mut st));
+            st.pool_size
+        };
+        assert_eq!(used(), MIB);
+        let mut p = null_mut();
+        ok(rmm_allocate(pool, 4 * MIB, &mut p));
+        assert_eq!((pool_size(), used()), (4 * MIB, 4 * MIB));
+        ok(rmm_deallocate(pool, p, 4 * MIB));
+        let mut q = null_mut();
+        assert_eq!(
+            rmm_allocate(pool, 8 * MIB, &mut q),
+            RMM_STATUS_OUT_OF_MEMORY
+        );
+        let msg = last_error();
+        assert!(
+            msg.contains("8388608") && msg.contains("maximum pool size exceeded"),
+            "{msg}"
+        );
+        assert_eq!((pool_size(), used()), (4 * MIB, 4 * MIB));
+        ok(rmm_allocate(pool, MIB, &mut q));
+        ok(rmm_deallocate(pool, q, MIB));
+        release(pool);
+        assert_eq!(used(), 0);
+        release(l);
+    }
+    release(up);
+}
+
 #[test]
 fn statistics_counters_push_pop() {
     let up = cuda();

@@ -508,8 +508,10 @@ impl DeviceMemoryResource for CudaAsyncViewMemoryResource {
 }
 
 /// `cuda_async_managed_memory_resource`: allocates managed (unified) memory in stream order
-/// from a managed memory pool it owns, where the runtime has managed pools (CUDA 13+, the
-/// host emulation); elsewhere construction fails with [`Error::Unsupported`].
+/// from the process's managed memory pool of the device, where the runtime has managed pools
+/// (CUDA 13+, the host emulation); elsewhere construction fails with [`Error::Unsupported`].
+/// Each construction sets that pool's release threshold to `u64::MAX`, as RMM 26.10 does on
+/// the default managed pool: memory freed to it stays reserved across synchronizations.
 pub struct CudaAsyncManagedMemoryResource {
     rt: &'static dyn Runtime,
     pool: MemPool,
@@ -544,6 +546,11 @@ impl CudaAsyncManagedMemoryResource {
         let key = (rt as *const dyn Runtime as *const () as usize, device);
         let mut pools = MANAGED_POOLS.lock();
         if let Some(&(_, pool)) = pools.iter().find(|(k, _)| *k == key) {
+            // As RMM 26.10, every construction sets the pool's release threshold to the
+            // maximum (whatever was set on the pool since): unused memory stays reserved
+            // across synchronizations.
+            rt.mem_pool_set_attribute(pool, MemPoolAttr::ReleaseThreshold, u64::MAX)
+                .map_err(|e| Error::runtime(device, e))?;
             return Ok(CudaAsyncManagedMemoryResource { rt, pool, device });
         }
         let props = MemPoolProps {
@@ -563,6 +570,8 @@ impl CudaAsyncManagedMemoryResource {
                 Error::runtime(device, e)
             }
         })?;
+        // The release threshold is the maximum, as RMM 26.10 sets it on the default managed
+        // pool.
         if let Err(e) = configure_pool(rt, device, pool, Prime::Exactly(0), u64::MAX, Self::NAME) {
             let _ = rt.mem_pool_destroy(pool);
             return Err(e);
@@ -861,6 +870,39 @@ mod tests {
             Error::InvalidArgument(_)
         ));
         rt.stream_synchronize(Stream::DEFAULT).unwrap();
+    }
+
+    #[test]
+    fn the_managed_pool_keeps_its_memory_whatever_its_threshold_was() {
+        let rt = init();
+        let first = match CudaAsyncManagedMemoryResource::new() {
+            Ok(mr) => mr,
+            Err(e) => {
+                assert!(!on_host(), "the host runtime has managed pools: {e}");
+                return;
+            }
+        };
+        let pool = first.pool_handle();
+        let threshold = || {
+            rt.mem_pool_get_attribute(pool, MemPoolAttr::ReleaseThreshold)
+                .unwrap()
+        };
+        assert_eq!(threshold(), u64::MAX);
+        // Lowered by someone else (the pool is the process's): the next resource over it
+        // raises it again, as RMM 26.10's constructor does.
+        rt.mem_pool_set_attribute(pool, MemPoolAttr::ReleaseThreshold, 0)
+            .unwrap();
+        let second = CudaAsyncManagedMemoryResource::new().unwrap();
+        assert_eq!(second.pool_handle(), pool);
+        assert_eq!(threshold(), u64::MAX);
+        // Unused memory then stays reserved across a synchronization.
+        let p = second.allocate(4 << 20, Stream::DEFAULT).unwrap();
+        second.deallocate(p, 4 << 20, Stream::DEFAULT).unwrap();
+        rt.stream_synchronize(Stream::DEFAULT).unwrap();
+        let reserved = rt
+            .mem_pool_get_attribute(pool, MemPoolAttr::ReservedMemCurrent)
+            .unwrap();
+        assert!(reserved >= 4 << 20, "{reserved} bytes reserved");
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use super::block::{Inner, State};
+use super::shard::SHARD_MAX;
 use super::{round_up, PoolMemoryResource, ALIGN, NAME};
 use crate::error::{Error, Result};
 use crate::history::recorder;
@@ -47,6 +48,17 @@ pub(crate) fn size_to_grow(
 const GROW_STEP: usize = 4 << 20;
 /// See [`GROW_STEP`].
 const GROW_SHARE: usize = 32;
+
+/// Why a pool could not grow (see [`PoolMemoryResource::grow`]).
+enum Shortfall {
+    /// The growth would take the pool past its maximum.
+    Maximum,
+    /// The upstream is out of memory for the request (its message).
+    Upstream(String),
+}
+
+/// The reason errors give when a request does not fit under the maximum.
+const MAXIMUM_EXCEEDED: &str = "maximum pool size exceeded";
 
 /// Contiguous mode's upstream (see [`Inner::granule`]): it can map memory at a chosen
 /// place, so that a pool grows right after one of its extents.
@@ -252,8 +264,10 @@ impl PoolMemoryResource {
 
     /// Grows the pool by at least `bytes` (already aligned), RMM's rule: with a maximum,
     /// try max(`bytes`, half the room left), failing at once when `bytes` exceeds the room;
-    /// without one, try max(`bytes`, pool size). On upstream out-of-memory, halve the try
-    /// down to `bytes`.
+    /// without one, see [`size_to_grow`]. On upstream out-of-memory, halve the try down to
+    /// `bytes`. When that fails, for the maximum or for the upstream, the pool gives its
+    /// entirely free chunks back to upstream and tries again (RMM 26.10; see
+    /// [`Self::reclaim_for_growth`]).
     pub(super) fn grow(
         &self,
         inner: &mut Inner,
@@ -261,8 +275,51 @@ impl PoolMemoryResource {
         stream: Stream,
         s: u32,
     ) -> Result<()> {
-        if inner.granule != 0 && self.grow_in_place(inner, bytes, s)? {
-            return Ok(());
+        // What errors name: the request in whole granules (contiguous mode).
+        let shown = bytes
+            .checked_next_multiple_of(inner.granule.max(1))
+            .unwrap_or(bytes);
+        let mut short = match self.grow_once(inner, bytes, stream, s)? {
+            Ok(()) => return Ok(()),
+            Err(short) => short,
+        };
+        // Each round gives at least one chunk back: at most two (to make room under the
+        // maximum, then everything for an upstream out of memory).
+        while self.reclaim_for_growth(inner, bytes, s, matches!(short, Shortfall::Maximum)) > 0 {
+            short = match self.grow_once(inner, bytes, stream, s)? {
+                Ok(()) => return Ok(()),
+                Err(short) => short,
+            };
+        }
+        Err(match short {
+            Shortfall::Maximum => self.oom(inner, shown, MAXIMUM_EXCEEDED),
+            Shortfall::Upstream(detail) => {
+                let why = format!(
+                    "upstream {} could not grow the pool ({detail})",
+                    self.upstream.name()
+                );
+                self.oom(inner, shown, &why)
+            }
+        })
+    }
+
+    /// One try of [`Self::grow`]: `Ok(Err(_))` says why the pool could not grow.
+    fn grow_once(
+        &self,
+        inner: &mut Inner,
+        bytes: usize,
+        stream: Stream,
+        s: u32,
+    ) -> Result<std::result::Result<(), Shortfall>> {
+        if inner.granule != 0 {
+            match self.grow_in_place(inner, bytes, s) {
+                Ok(true) => return Ok(Ok(())),
+                Ok(false) => {}
+                Err(Error::OutOfMemory { detail, .. }) => {
+                    return Ok(Err(Shortfall::Upstream(detail)))
+                }
+                Err(e) => return Err(e),
+            }
         }
         // Contiguous mode grows in whole granules (the maximum is one already).
         let g = inner.granule.max(1);
@@ -282,13 +339,13 @@ impl PoolMemoryResource {
             )
             .and_then(granules),
         ) else {
-            return Err(self.oom(inner, bytes, "maximum pool size exceeded"));
+            return Ok(Err(Shortfall::Maximum));
         };
         if self
             .maximum
             .is_some_and(|m| inner.pool_size.checked_add(bytes).map_or(true, |t| t > m))
         {
-            return Err(self.oom(inner, bytes, "maximum pool size exceeded"));
+            return Ok(Err(Shortfall::Maximum));
         }
         if let Some(m) = self.maximum {
             try_size = try_size.min(m - inner.pool_size);
@@ -297,15 +354,11 @@ impl PoolMemoryResource {
             match self.add_chunk(inner, try_size, stream, s) {
                 Ok(()) => {
                     log::debug!("{NAME}: grew by {try_size} bytes to {}", inner.pool_size);
-                    return Ok(());
+                    return Ok(Ok(()));
                 }
                 Err(Error::OutOfMemory { detail, .. }) => {
                     if try_size == bytes {
-                        let why = format!(
-                            "upstream {} could not grow the pool ({detail})",
-                            self.upstream.name()
-                        );
-                        return Err(self.oom(inner, bytes, &why));
+                        return Ok(Err(Shortfall::Upstream(detail)));
                     }
                     try_size = granules(round_up(try_size / 2).unwrap_or(bytes))
                         .unwrap_or(bytes)
@@ -314,5 +367,26 @@ impl PoolMemoryResource {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// The growth path of [`DeviceMemoryResource::allocate`](crate::mr::DeviceMemoryResource::allocate)
+    /// (no structure has a fitting block): empties the fronts into the pool and allocates
+    /// from the structures, growing. A request served by the global pool that still finds
+    /// no memory is tried once more after the shards' entirely free slabs are back in the
+    /// global pool, whose growth can then give their chunks back (a shard's request does
+    /// that by itself: `allocate_sharded`).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn allocate_growing(&self, rounded: usize, stream: Stream) -> Result<*mut c_void> {
+        self.core.settle();
+        let sharded = rounded <= SHARD_MAX && self.core.shards.active();
+        let p = match self.allocate_structures(rounded, stream, true) {
+            Err(Error::OutOfMemory { .. }) if !sharded && self.any_shard() => {
+                self.reclaim_slabs()?;
+                self.allocate_global(rounded, stream, false, true)
+            }
+            r => r,
+        }?;
+        Ok(p.expect("growth allowed"))
     }
 }

@@ -60,6 +60,8 @@ mod front;
 #[cfg(test)]
 mod front_tests;
 mod growth;
+#[cfg(test)]
+mod reclaim_tests;
 mod release;
 mod shard;
 mod summary;
@@ -529,10 +531,7 @@ impl DeviceMemoryResource for PoolMemoryResource {
             return Ok(p);
         }
         // The pool would have to grow: first give it what the fronts hold.
-        self.core.settle();
-        Ok(self
-            .allocate_structures(rounded, stream, true)?
-            .expect("growth allowed"))
+        self.allocate_growing(rounded, stream)
     }
 
     fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {

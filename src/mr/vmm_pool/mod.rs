@@ -6,9 +6,10 @@
 //! stay live.
 //!
 //! Why: a pool that grows by taking separate chunks from its upstream can never merge free
-//! space across chunks, so it fails large requests while holding enough free bytes
-//! (rapidsai/rmm#1957) and gives a chunk back only when all of it is free. Here every
-//! chunk the pool ever had is one address range, so any free bytes that touch merge.
+//! space across chunks, so it fails large requests while holding enough free bytes (it can
+//! give back only chunks that are entirely free, as RMM 26.10 does to make room under its
+//! maximum) and gives a chunk back only when all of it is free. Here every chunk the pool
+//! ever had is one address range, so any free bytes that touch merge.
 //!
 //! The sub-allocator is the pool's own ([`PoolMemoryResource`]: fronts, per-thread shards,
 //! TLSF, stream ordering) in its contiguous mode, over a [`VirtualSpace`] upstream that
