@@ -16,9 +16,10 @@ import os
 import re
 
 from rmm import _ffi
+from rmm._version import SUPPORTED_API_VERSIONS
 
-#: The API generations, oldest first (``rmm._version.SUPPORTED_API_VERSIONS``).
-GENERATIONS = ("25.02", "25.10", "26.06", "26.08", "26.10")
+#: The API generations, oldest first.
+GENERATIONS = SUPPORTED_API_VERSIONS
 
 #: Each RMM release -> the generation whose Python API it has.
 RELEASES = {
@@ -43,9 +44,9 @@ _ACCEPTED = (
 
 _FORM = re.compile(r"^(\d\d)\.?(\d\d)(?:\.\d+)?$")
 
-# The generation in force, as "YY.MM" and as the number YYMM.
+# The generation in force, as "YY.MM" and as the number YYMM (set below, at import).
 _selected = GENERATIONS[-1]
-_number = 2610
+_number = 0
 
 #: Bytes a DeviceBuffer's size is rounded up to a multiple of when its resource is asked.
 #: RMM 25.02 and 25.10 allocated DeviceBuffers through a C++ resource reference that aligned
