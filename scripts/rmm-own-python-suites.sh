@@ -2,22 +2,54 @@
 # Runs one RMM release's own Python test suite (its python/rmm/rmm/tests), unchanged,
 # against the installed rmm-rs wheel, and prints one summary line.
 #
-#   scripts/rmm-own-python-suites.sh <tag | tests-dir> [pytest args...]
+#   scripts/rmm-own-python-suites.sh [--api-version YY.MM] <tag | tests-dir> [pytest args...]
 #
-# <tag> (e.g. v25.02.00, v25.10.00, v26.06.00) is extracted from the RMM git mirror
-# ($RMM_MIRROR, default /work/.mirror/rapidsai+rmm/repo); a directory is used as it is.
+# <tag> (e.g. v25.02.00, v25.10.00, v26.06.00, v26.08.00a) is extracted from the RMM git
+# mirror ($RMM_MIRROR, default /work/.mirror/rapidsai+rmm/repo); a directory is used as it is.
+# The suite runs with RMM_API_VERSION set to its release, so the package follows that
+# generation's API (docs/python.md, "API generations"): the tag's YY.MM, or for a directory
+# the tag named in its TAG file, else a vYY.MM.PP component of its path
+# (.carry/rmm-suites/v25.02.00/python/rmm/rmm/tests); --api-version gives it outright.
 # Python: $PY, else python/.venv/bin/python (the venv python/build-and-test.sh makes, with
 # the wheel installed), else /opt/torch/.venv/bin/python3 with the wheel of .carry/wheel/
 # installed aside (the GPU machine). RMM_RUNTIME defaults to host when no GPU driver is
 # present, else cuda. On the host runtime scripts/host-standins/ (stand-ins of
 # cuda.bindings.runtime and numba.cuda over rmm) come first on PYTHONPATH: RMM's tests import
 # both at module level.
-# Last line: "rmm-own-python-suites: <tag> runtime=R passed=N failed=N skipped=N errors=N rc=N".
+# Last line: "rmm-own-python-suites: <tag> runtime=R api=YY.MM passed=N failed=N skipped=N
+# errors=N rc=N".
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-src="${1:?usage: rmm-own-python-suites.sh <tag|tests-dir> [pytest args...]}"
+usage="usage: rmm-own-python-suites.sh [--api-version YY.MM] <tag|tests-dir> [pytest args...]"
+api=""
+case "${1:-}" in
+  --api-version) api="${2:?$usage}"; shift 2 ;;
+  --api-version=*) api="${1#--api-version=}"; shift ;;
+esac
+src="${1:?$usage}"
 shift
 mirror="${RMM_MIRROR:-/work/.mirror/rapidsai+rmm/repo}"
+
+# The release a tag, a TAG file or a path names, as YY.MM (v25.10.00 -> 25.10).
+release_of() { grep -Eo 'v[0-9]{2}\.[0-9]{2}\.[0-9]{2}' <<<"$1" | tail -n 1 | cut -c2-6; }
+if [ -z "$api" ]; then
+  if [ -d "$src" ] && [ -f "$src/TAG" ]; then
+    api="$(release_of "$(head -n 1 "$src/TAG")")"
+  fi
+  if [ -z "$api" ]; then
+    api="$(release_of "$(cd "$src" 2>/dev/null && pwd || echo "$src")")"
+  fi
+  if [ -z "$api" ]; then
+    echo "rmm-own-python-suites: cannot tell which RMM release $src is (no vYY.MM.PP in its" \
+      "name or TAG file): pass --api-version YY.MM" >&2
+    exit 2
+  fi
+fi
+if [ -n "${RMM_API_VERSION:-}" ] && [ "$RMM_API_VERSION" != "$api" ]; then
+  echo "rmm-own-python-suites: RMM_API_VERSION=$RMM_API_VERSION in the environment replaced by" \
+    "the suite's $api" >&2
+fi
+export RMM_API_VERSION="$api"
 
 if [ -z "${RMM_RUNTIME:-}" ]; then
   if ls /usr/lib/x86_64-linux-gnu/libcuda.so* /usr/lib64/libcuda.so* >/dev/null 2>&1; then
@@ -64,6 +96,6 @@ cd "$work/tests"
 "$PY" -m pytest -q -p no:cacheprovider -rfE --tb=line "$@" . 2>&1 | tee "$work/out"
 rc=${PIPESTATUS[0]}
 count() { grep -Eo "[0-9]+ $1" "$work/out" | tail -1 | grep -Eo '^[0-9]+' || echo 0; }
-echo "rmm-own-python-suites: $label runtime=$RMM_RUNTIME passed=$(count passed)" \
+echo "rmm-own-python-suites: $label runtime=$RMM_RUNTIME api=$RMM_API_VERSION passed=$(count passed)" \
   "failed=$(count failed) skipped=$(count skipped) errors=$(count 'errors?') rc=$rc"
 exit "$rc"

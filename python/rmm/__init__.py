@@ -3,11 +3,16 @@
 The extension ``rmm._ffi`` calls the C functions of the librmm.so in this package (the
 one C and C++ code in the process share), so the per-device memory resource is the same
 for Python, C and C++.
+
+The package serves the Python API of RMM 25.02, 25.10, 26.06, 26.08 and 26.10; a process
+follows one of them (``RMM_API_VERSION`` at import, else 26.10): ``api_version()`` names it,
+``set_api_version()`` changes it before the first allocation.
 """
 
 from rmm._version import __git_commit__, __version__
 from rmm._exceptions import RMMError  # noqa: I001  (the extension raises these)
 from rmm import _ffi  # noqa: F401
+from rmm._generation import api_version, set_api_version
 from rmm import mr
 from rmm._paths import get_cmake_dir, get_include, get_lib_dir, get_library_path
 from rmm.mr import disable_logging, enable_logging, get_log_filenames
@@ -33,6 +38,7 @@ __all__ = [
     "RMMError",
     "__git_commit__",
     "__version__",
+    "api_version",
     "disable_logging",
     "enable_logging",
     "flush_logger",
@@ -48,6 +54,7 @@ __all__ = [
     "mr",
     "register_reinitialize_hook",
     "reinitialize",
+    "set_api_version",
     "set_flush_level",
     "set_logging_level",
     "should_log",

@@ -23,9 +23,10 @@ from functools import wraps
 from typing import Any, Dict, Literal, Optional, Union
 
 import rmm.mr
-from rmm import _ffi
+from rmm import _ffi, _generation
 
 __all__ = [
+    "ProfilerContext",
     "ProfilerRecords",
     "Statistics",
     "default_profiler_records",
@@ -237,8 +238,9 @@ def _get_descriptive_name_of_object(obj) -> str:
 default_profiler_records = ProfilerRecords()
 
 
-class _Profiler:
-    """What ``profiler(...)`` returns: a decorator and a context manager."""
+class ProfilerContext:
+    """What ``profiler(...)`` returns: a decorator and a context manager (a module-level
+    name from RMM 26.06, the class of ``profiler()``'s objects in every generation)."""
 
     def __init__(self, records: ProfilerRecords, name: str) -> None:
         self._records = records
@@ -273,6 +275,10 @@ class _Profiler:
         return False
 
 
+# The module's own name for it: the public one is gated (RMM 26.06 added it).
+_ProfilerContext = ProfilerContext
+
+
 def profiler(*, records: ProfilerRecords = default_profiler_records, name: str = ""):
     """Profile the memory of a function (as a decorator) or a block (as a context manager).
 
@@ -288,7 +294,7 @@ def profiler(*, records: ProfilerRecords = default_profiler_records, name: str =
         The record's name; required for a context manager; for a decorator an empty name
         means ``file:line(qualname)`` of the function.
     """
-    return _Profiler(records, name)
+    return _ProfilerContext(records, name)
 
 
 # ---- memory history and snapshots ---------------------------------------------------------
@@ -390,3 +396,6 @@ def memory_snapshot() -> Dict[str, Any]:
         _ffi.snapshot_write(path)
         with open(path, encoding="utf-8") as f:
             return json.load(f)
+
+
+_generation.gate(globals(), {"ProfilerContext": ("26.06", None)})

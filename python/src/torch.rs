@@ -3,9 +3,9 @@
 //! `memory_stats()` counters they keep per device.
 
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -43,6 +43,48 @@ const TORCH_ZERO: TorchCounters = TorchCounters {
 };
 
 static TORCH_STATS: [TorchCounters; TORCH_DEVICES] = [TORCH_ZERO; TORCH_DEVICES];
+
+/// The multiple `rmm_torch_allocate` rounds sizes up to before asking the resource (and
+/// `rmm_torch_deallocate` before returning them): 1, or 256 for the RMM API generations
+/// whose allocator went through a resource reference aligning to `CUDA_ALLOCATION_ALIGNMENT`
+/// (RMM 25.02 and 25.10; `rmm._generation`).
+static TORCH_ALIGNMENT: AtomicUsize = AtomicUsize::new(1);
+
+/// Whether `rmm_torch_allocate` has allocated: the alignment may no longer change.
+static TORCH_USED: AtomicBool = AtomicBool::new(false);
+
+/// `size` rounded up to a multiple of the current alignment (None on overflow).
+fn torch_bytes(size: usize) -> Option<usize> {
+    let a = TORCH_ALIGNMENT.load(Ordering::Relaxed);
+    size.checked_next_multiple_of(a)
+}
+
+/// Sets the multiple `rmm_torch_allocate` rounds sizes up to (a power of two; 1 for the
+/// exact size). `RuntimeError` once the allocator has allocated and `alignment` differs:
+/// memory must go back in the size it came in.
+#[pyfunction]
+fn torch_set_alignment(alignment: usize) -> PyResult<()> {
+    if !alignment.is_power_of_two() {
+        return Err(PyValueError::new_err(format!(
+            "alignment must be a power of two, not {alignment}"
+        )));
+    }
+    let current = TORCH_ALIGNMENT.load(Ordering::Relaxed);
+    if alignment != current && TORCH_USED.load(Ordering::Relaxed) {
+        return Err(PyRuntimeError::new_err(format!(
+            "the PyTorch allocator (rmm_torch_allocator) has allocated already, rounding \
+             sizes to multiples of {current}: it keeps doing so"
+        )));
+    }
+    TORCH_ALIGNMENT.store(alignment, Ordering::Relaxed);
+    Ok(())
+}
+
+/// The multiple `rmm_torch_allocate` rounds sizes up to.
+#[pyfunction]
+fn torch_alignment() -> usize {
+    TORCH_ALIGNMENT.load(Ordering::Relaxed)
+}
 
 fn torch_counters(device: c_int) -> Option<&'static TorchCounters> {
     usize::try_from(device)
@@ -133,8 +175,9 @@ fn torch_resource(device: c_int) -> rmm_resource_t {
 /// PyTorch's pluggable-allocator `alloc` (`torch.cuda.memory.CUDAPluggableAllocator(path,
 /// "rmm_torch_allocate", "rmm_torch_deallocate")`): `size` bytes from the per-device resource
 /// of `device`, in stream order on `stream` (a `cudaStream_t`, passed through as the C ABI's
-/// stream). Returns null on failure (negative size, no resource, out of memory); the reason
-/// is `rmm_last_error_message()` on this thread. Zero bytes give null without reaching the
+/// stream), rounded up to the API generation's alignment (`torch_set_alignment`). Returns
+/// null on failure (negative size, no resource, out of memory); the reason is
+/// `rmm_last_error_message()` on this thread. Zero bytes give null without reaching the
 /// resource. Successes are counted per device, and failures for lack of memory as `num_ooms`
 /// (`rmm.allocators.torch.memory_stats()`).
 ///
@@ -150,12 +193,16 @@ pub unsafe extern "C" fn rmm_torch_allocate(
     if size <= 0 {
         return std::ptr::null_mut(); // zero bytes: no call, as rmm::device_buffer
     }
+    TORCH_USED.store(true, Ordering::Relaxed);
+    let Some(bytes) = torch_bytes(size as usize) else {
+        return std::ptr::null_mut();
+    };
     let r = torch_resource(device);
     if r.is_null() {
         return std::ptr::null_mut();
     }
     let mut ptr: *mut c_void = std::ptr::null_mut();
-    let status = unsafe { sys::rmm_allocate_async(r, size as usize, stream, &mut ptr) };
+    let status = unsafe { sys::rmm_allocate_async(r, bytes, stream, &mut ptr) };
     unsafe { sys::rmm_resource_release(r) };
     if status != sys::RMM_STATUS_SUCCESS {
         if status == sys::RMM_STATUS_OUT_OF_MEMORY || status == sys::RMM_STATUS_BAD_ALLOC {
@@ -188,11 +235,14 @@ pub unsafe extern "C" fn rmm_torch_deallocate(
     if ptr.is_null() || size < 0 {
         return;
     }
+    let Some(bytes) = torch_bytes(size as usize) else {
+        return;
+    };
     let r = torch_resource(device);
     if r.is_null() {
         return;
     }
-    let status = unsafe { sys::rmm_deallocate_async(r, ptr, size as usize, stream) };
+    let status = unsafe { sys::rmm_deallocate_async(r, ptr, bytes, stream) };
     unsafe { sys::rmm_resource_release(r) };
     if status == sys::RMM_STATUS_SUCCESS {
         if let Some(c) = torch_counters(device) {
@@ -202,6 +252,13 @@ pub unsafe extern "C" fn rmm_torch_deallocate(
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    add_functions!(m, torch_stats, torch_reset_peak, torch_reset_accumulated);
+    add_functions!(
+        m,
+        torch_stats,
+        torch_reset_peak,
+        torch_reset_accumulated,
+        torch_set_alignment,
+        torch_alignment
+    );
     Ok(())
 }

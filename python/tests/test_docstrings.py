@@ -1,9 +1,16 @@
 """help() text: every public module, class, function, method and property of the package
-has a docstring of its own, and RMM 25.02's public names are here (so they get one too)."""
+has a docstring of its own, and RMM 25.02's public names are here (so they get one too).
+
+The checks run in this process's API generation (the newest, unless RMM_API_VERSION says
+otherwise) and, through test_under_each_generation, in a child process per other generation:
+modules and names that only older generations have are documented too."""
 
 import importlib
 import inspect
+import os
 import pkgutil
+import subprocess
+import sys
 import types
 
 import pytest
@@ -228,7 +235,9 @@ def test_modules_found():
 
 @pytest.mark.parametrize("name", MODULES)
 def test_module_docstrings(name):
-    module = importlib.import_module(name)
+    module = _import(name)
+    if module is None:
+        pytest.skip(f"{name}: not a module of API generation {rmm.api_version()}")
     missing = []
     if not (module.__doc__ or "").strip():
         missing.append(name)
@@ -250,6 +259,8 @@ def test_module_docstrings(name):
 
 @pytest.mark.parametrize("name", sorted(RMM_25_02))
 def test_rmm_25_02_names_exist(name):
+    if rmm.api_version() != "25.02":
+        pytest.skip("checked with RMM_API_VERSION=25.02 (test_under_each_generation)")
     module = _import(name)
     absent = [
         n
@@ -267,3 +278,21 @@ def test_rmm_25_02_members_documented(path):
         value = inspect.getattr_static(cls, member)
         doc = _member_doc(value)
         assert doc, f"{path}.{member} has no docstring"
+
+
+@pytest.mark.parametrize("version", rmm._version.SUPPORTED_API_VERSIONS)
+def test_under_each_generation(version):
+    if version == rmm.api_version():
+        pytest.skip(f"{version} is this process's generation")
+    env = dict(os.environ, RMM_API_VERSION=version)
+    args = ["-q", "-p", "no:cacheprovider", "-k", "not test_under_each_generation"]
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", *args, os.path.basename(__file__)],
+        cwd=os.path.dirname(os.path.abspath(__file__)),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    output = run.stdout[-4000:] + run.stderr[-2000:]
+    assert run.returncode == 0, f"RMM_API_VERSION={version}:\n{output}"

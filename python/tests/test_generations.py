@@ -1,6 +1,10 @@
-"""RMM 25.10 and 26.06 names and behaviours, beside 25.02's (one package serves all three)."""
+"""The API generations: RMM 25.02, 25.10, 26.06, 26.08 and 26.10, one of which a process
+follows (RMM_API_VERSION at import, rmm.set_api_version() before the first allocation), and
+the names and behaviours 25.10 and 26.06 added beside 25.02's."""
 
 import importlib
+import json
+import os
 import sys
 
 import numpy as np
@@ -20,12 +24,293 @@ def _reset():
 
 # ---- version story --------------------------------------------------------------------------
 
+GENERATIONS = ["25.02", "25.10", "26.06", "26.08", "26.10"]
+
 
 def test_supported_api_versions():
     import rmm._version
 
-    assert rmm._version.SUPPORTED_API_VERSIONS == ("25.02", "25.10", "26.06")
-    assert rmm.__version__ == "26.06.00"
+    assert rmm._version.SUPPORTED_API_VERSIONS == tuple(GENERATIONS)
+    assert rmm.__version__ == "26.10.00"
+    if not os.environ.get("RMM_API_VERSION"):
+        assert rmm.api_version() == "26.10"  # the newest unless asked
+    assert rmm.api_version() in GENERATIONS
+    assert {"api_version", "set_api_version"} <= set(rmm.__all__)
+    # Not names of RMM's own (RMM has no api_version in any release).
+    for name in ("api_version", "set_api_version"):
+        assert (getattr(rmm, name).__doc__ or "").strip()
+
+
+@pytest.mark.parametrize(
+    "value, generation",
+    [
+        ("25.02", "25.02"),
+        ("2502", "25.02"),
+        ("25.02.00", "25.02"),
+        ("25.04", "25.10"),
+        ("25.06", "25.10"),
+        ("2508", "25.10"),
+        ("25.10", "25.10"),
+        ("25.12", "26.06"),
+        ("26.02", "26.06"),
+        ("2604", "26.06"),
+        ("26.06.01", "26.06"),
+        ("26.08", "26.08"),
+        (" 26.10 ", "26.10"),
+        (2610, "26.10"),
+    ],
+)
+def test_releases_map_to_their_generation(value, generation):
+    # As rmm/version_config.hpp maps RMM_API_VERSION for C++.
+    assert rmm._generation.parse(value) == generation
+
+
+@pytest.mark.parametrize(
+    "value", ["24.12", "26.12", "27.02", "25.03", "2511", "25.1", "v25.02", "x", ""]
+)
+def test_unknown_version_is_refused(value):
+    with pytest.raises(ValueError) as e:
+        rmm.set_api_version(value)
+    # The message names the accepted values.
+    for v in GENERATIONS:
+        assert v in str(e.value)
+    assert repr(value) in str(e.value)
+    for bad in (25.1, None, b"25.02", True):
+        with pytest.raises(TypeError, match="version must be a string"):
+            rmm.set_api_version(bad)
+
+
+def test_setting_the_generation_in_force_is_always_allowed():
+    rmm.DeviceBuffer(size=100)  # an allocation: no other generation may be chosen now
+    rmm.set_api_version(rmm.api_version())
+    rmm.set_api_version(rmm.api_version().replace(".", ""))
+
+
+# Per generation (RMM_API_VERSION, in a child process): the names each has and lacks, and
+# what reaches the resources. (module, name, first release with it, first release without).
+NAMES = [
+    ("rmm.mr", "CudaAsyncViewMemoryResource", "25.10", None),
+    ("rmm.pylibrmm.memory_resource", "CudaAsyncViewMemoryResource", "25.10", None),
+    ("rmm.mr", "PinnedHostMemoryResource", "26.06", None),
+    ("rmm.pylibrmm.memory_resource", "PinnedHostMemoryResource", "26.06", None),
+    ("rmm.mr", "experimental", "26.06", None),
+    ("rmm.pylibrmm.memory_resource", "experimental", "26.06", None),
+    ("rmm.pylibrmm", "CudaStreamPool", "26.06", None),
+    ("rmm.pylibrmm", "CudaStreamFlags", "26.06", None),
+    ("rmm.pylibrmm", "cuda_stream_pool", "26.06", None),
+    ("rmm.pylibrmm", "cuda_stream", None, "26.06"),
+    ("rmm.pylibrmm.stream", "CudaStreamFlags", "26.06", None),
+    ("rmm.statistics", "ProfilerContext", "26.06", None),
+    ("rmm._cuda", "stream", None, "26.06"),
+    ("rmm.mr", "get_current_device_resource_type", None, "26.08"),
+    ("rmm.mr", "get_per_device_resource_type", None, "26.08"),
+    ("rmm.pylibrmm.memory_resource", "get_current_device_resource_type", None, "26.08"),
+    ("rmm.pylibrmm.memory_resource", "get_per_device_resource_type", None, "26.08"),
+    ("rmm.mr", "CudaMemoryResource", None, None),
+    ("rmm.mr", "VmmPoolMemoryResource", None, None),
+    ("rmm", "api_version", None, None),
+]
+MODULES = [
+    ("rmm._cuda.stream", None, "26.06"),
+    ("rmm.pylibrmm.cuda_stream", None, "26.06"),
+    ("rmm.mr.experimental", "26.06", None),
+    ("rmm.pylibrmm.memory_resource.experimental", "26.06", None),
+    ("rmm.pylibrmm.cuda_stream_pool", "26.06", None),
+]
+
+_CHILD = """
+import ctypes, importlib, json, sys, warnings
+import pytest
+warnings.simplefilter("error")  # as RMM's pytest configuration: a stray warning fails
+import rmm, rmm.mr, rmm.statistics, rmm.pylibrmm.stream
+from rmm import _ffi
+
+gen, names, modules = json.loads(sys.argv[1])
+num = int(gen.replace(".", ""))
+has = lambda since, until: (since is None or num >= int(since.replace(".", ""))) and (
+    until is None or num < int(until.replace(".", "")))
+assert rmm.api_version() == gen, rmm.api_version()
+assert rmm.__version__ == "26.10.00"
+
+for modname, since, until in modules:
+    if has(since, until):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # rmm._cuda.stream warns
+            importlib.import_module(modname)
+    else:
+        with pytest.raises(ModuleNotFoundError, match=f"No module named '{modname}': RMM"):
+            importlib.import_module(modname)
+
+for modname, name, since, until in names:
+    mod = importlib.import_module(modname)
+    if has(since, until):
+        assert getattr(mod, name) is not None, (modname, name)
+        assert name in dir(mod), (modname, name)
+        if hasattr(mod, "__all__") and not name.islower():
+            assert name in mod.__all__, (modname, name)
+    else:
+        word = "removed" if until else "added"
+        with pytest.raises(AttributeError, match=f"no attribute '{name}': RMM .* {word} it"):
+            getattr(mod, name)
+        assert not hasattr(mod, name) and name not in dir(mod), (modname, name)
+        assert name not in getattr(mod, "__all__", ()), (modname, name)
+        ns = {}
+        exec(f"from {modname} import *", ns)
+        assert name not in ns, (modname, name)
+        with pytest.raises(ImportError):
+            exec(f"from {modname} import {name}", {})
+# get_*_resource_type: silent in 25.x, a FutureWarning in 26.06 (as RMM's), gone after.
+if num <= 2510:
+    assert rmm.mr.get_current_device_resource_type() is type(rmm.mr.get_current_device_resource())
+    assert rmm.mr.get_per_device_resource_type(0) is type(rmm.mr.get_per_device_resource(0))
+elif num == 2606:
+    with pytest.warns(FutureWarning, match="get_current_device_resource_type is deprecated"):
+        rmm.mr.get_current_device_resource_type()
+    with pytest.warns(FutureWarning, match="get_per_device_resource_type is deprecated"):
+        rmm.mr.get_per_device_resource_type(0)
+
+# A size string too large for a float: ValueError from 26.10 (RMM's parse_bytes), before it
+# the OverflowError of int(inf).
+from rmm.pylibrmm.helper import parse_bytes
+with pytest.raises(ValueError if num >= 2610 else OverflowError):
+    rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), "9" * 400 + "GB")
+with pytest.raises(ValueError if num >= 2610 else OverflowError):
+    parse_bytes("9" * 400)
+assert parse_bytes("1TiB") == 1 << 40
+
+# DeviceBuffer sizes reach the resource rounded up to 16 in 25.02 and 25.10 (RMM's own
+# test_statistics.py and test_tracking_resource_adaptor numbers), exactly from 26.06.
+r = 16 if num <= 2510 else 1
+up = lambda n: -(-n // r) * r
+st = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
+rmm.mr.set_current_device_resource(st)
+cur = lambda: st.allocation_counts.current_bytes
+a = rmm.DeviceBuffer(size=20)
+b = rmm.DeviceBuffer(size=10)
+assert cur() == (48 if num <= 2510 else 30), cur()
+assert (a.size, a.nbytes, len(a), a.capacity()) == (20, 20, 20, 20)
+a.resize(100)
+assert cur() == up(100) + up(10) and a.capacity() == 100
+a.reserve(1000)
+assert cur() == up(1000) + up(10) and a.capacity() == 1000 and a.size == 100
+c = rmm.DeviceBuffer.to_device(b"x" * 33)
+assert cur() == up(1000) + up(10) + up(33) and c.tobytes() == b"x" * 33
+d = c.copy()
+assert cur() == up(1000) + up(10) + 2 * up(33)
+p = st.allocate(10)  # a resource's own allocate: the exact size in every generation
+assert cur() == up(1000) + up(10) + 2 * up(33) + 10
+st.deallocate(p, 10)
+e = rmm.DeviceBuffer(size=0)
+del a, b, c, d, e
+assert cur() == 0 and st.allocation_counts.total_count == 7
+buffers = [rmm.DeviceBuffer(size=1000) for _ in range(10)]
+for i in range(9, 0, -2):
+    del buffers[i]
+assert cur() == (5040 if num <= 2510 else 5000)
+t = rmm.mr.TrackingResourceAdaptor(rmm.mr.CudaMemoryResource())
+x = rmm.DeviceBuffer(size=1000, mr=t)
+assert t.get_allocated_bytes() == (1008 if num <= 2510 else 1000)
+del x, buffers
+assert cur() == 0
+
+# rmm_torch_allocator: RMM 25.x asked for the size rounded up to 256.
+assert _ffi.torch_alignment() == (256 if num <= 2510 else 1)
+lib = ctypes.CDLL(_ffi.__file__)
+alloc, free = lib.rmm_torch_allocate, lib.rmm_torch_deallocate
+alloc.restype = ctypes.c_void_p
+alloc.argtypes = [ctypes.c_ssize_t, ctypes.c_int, ctypes.c_void_p]
+free.restype = None
+free.argtypes = [ctypes.c_void_p, ctypes.c_ssize_t, ctypes.c_int, ctypes.c_void_p]
+q = alloc(16, 0, None)
+assert q and cur() == (256 if num <= 2510 else 16), cur()
+free(q, 16, 0, None)
+assert cur() == 0
+print("ok", gen)
+"""
+
+
+@pytest.mark.parametrize("generation", GENERATIONS)
+def test_each_generation(generation, run_in_generation):
+    data = json.dumps([generation, NAMES, MODULES])
+    code = f"import sys; sys.argv[1:] = [{data!r}]\n" + _CHILD
+    assert run_in_generation(generation, code).split() == ["ok", generation]
+
+
+def test_releases_between_generations_select_one(run_in_generation):
+    for value, generation in (("2506", "25.10"), ("26.04.00", "26.06"), ("", "26.10")):
+        out = run_in_generation(value, "import rmm; print(rmm.api_version())")
+        assert out.strip() == generation, value
+    assert run_in_generation(None, "import rmm; print(rmm.api_version())").strip() == "26.10"
+
+
+@pytest.mark.parametrize("value", ["24.12", "26.12", "banana", "25.1"])
+def test_unknown_rmm_api_version_fails_the_import(value, run_in_generation):
+    err = run_in_generation(value, "import rmm", expect_rc=1)
+    assert f"ValueError: RMM_API_VERSION={value!r} is not an RMM release this package serves" in err
+    assert "25.02, 25.10, 26.06, 26.08 or 26.10" in err
+
+
+def test_set_api_version_before_and_after_the_first_allocation(run_in_generation):
+    out = run_in_generation(
+        None,
+        """
+        import pytest, rmm, rmm.mr, hipmm
+        from rmm.mr import StatisticsResourceAdaptor, CudaMemoryResource
+        assert rmm.api_version() == "26.10"
+        assert not hasattr(rmm.mr, "get_current_device_resource_type")
+        rmm.set_api_version("26.06")
+        assert rmm.mr.get_per_device_resource_type.__name__ == "get_per_device_resource_type"
+        import rmm.mr.experimental
+        rmm.set_api_version("2502")  # names and rounding follow
+        assert rmm.api_version() == hipmm.api_version() == "25.02"
+        assert not hasattr(rmm.mr, "experimental")  # imported under 26.06: hidden now
+        assert not hasattr(rmm.mr, "CudaAsyncViewMemoryResource")
+        assert "PinnedHostMemoryResource" not in dir(hipmm.mr)
+        rmm.set_api_version("25.06")
+        assert rmm.api_version() == "25.10"
+        assert rmm.mr.CudaAsyncViewMemoryResource
+        st = StatisticsResourceAdaptor(CudaMemoryResource())
+        rmm.mr.set_current_device_resource(st)
+        b = rmm.DeviceBuffer(size=20)
+        assert st.allocation_counts.current_bytes == 32
+        rmm.set_api_version("25.10")  # the generation in force: fine
+        rmm.set_api_version("2508")
+        with pytest.raises(RuntimeError) as e:
+            rmm.set_api_version("26.10")
+        msg = str(e.value)
+        assert "before the first allocation" in msg and "under 25.10" in msg, msg
+        assert "RMM_API_VERSION=26.10" in msg, msg
+        assert rmm.api_version() == "25.10"
+        del b
+        assert st.allocation_counts.current_bytes == 0
+        print("ok")
+        """,
+    )
+    assert out.strip() == "ok"
+
+
+def test_set_api_version_after_a_torch_allocation(run_in_generation):
+    out = run_in_generation(
+        "25.02",
+        """
+        import ctypes, pytest, rmm
+        from rmm import _ffi
+        lib = ctypes.CDLL(_ffi.__file__)
+        lib.rmm_torch_allocate.restype = ctypes.c_void_p
+        lib.rmm_torch_allocate.argtypes = [ctypes.c_ssize_t, ctypes.c_int, ctypes.c_void_p]
+        lib.rmm_torch_deallocate.argtypes = [
+            ctypes.c_void_p, ctypes.c_ssize_t, ctypes.c_int, ctypes.c_void_p]
+        p = lib.rmm_torch_allocate(100, 0, None)
+        assert p
+        with pytest.raises(RuntimeError) as e:
+            rmm.set_api_version("26.06")
+        assert str(e.value).startswith("rmm.set_api_version('26.06'): the PyTorch allocator")
+        assert rmm.api_version() == "25.02" and _ffi.torch_alignment() == 256
+        lib.rmm_torch_deallocate(p, 100, 0, None)
+        print("ok")
+        """,
+    )
+    assert out.strip() == "ok"
 
 
 # ---- package layout -------------------------------------------------------------------------
@@ -106,7 +391,7 @@ def test_cuda_async_view_over_default_pool():
     assert mr.pool_handle() == pool
     rmm.mr.set_current_device_resource(mr)
     assert rmm.mr.get_current_device_resource() is mr
-    assert rmm.mr.get_current_device_resource_type() is rmm.mr.CudaAsyncViewMemoryResource
+    assert type(rmm.mr.get_current_device_resource()) is rmm.mr.CudaAsyncViewMemoryResource
     b = rmm.DeviceBuffer.to_device(b"abcdef")
     assert b.tobytes() == b"abcdef"
 
@@ -153,7 +438,7 @@ def test_pinned_host_memory_resource():
     assert st.allocation_counts.current_bytes == 400
     # Set from C, it comes back as its class.
     _ffi.set_current_device_resource(_ffi.pinned_host_create())
-    assert rmm.mr.get_current_device_resource_type() is rmm.mr.PinnedHostMemoryResource
+    assert type(rmm.mr.get_current_device_resource()) is rmm.mr.PinnedHostMemoryResource
 
 
 def test_cuda_async_managed_memory_resource():
@@ -169,7 +454,7 @@ def test_cuda_async_managed_memory_resource():
     b = rmm.DeviceBuffer.to_device(np.full(7, 5, "u1"), stream=Stream())
     assert b.tobytes() == bytes([5] * 7)
     _ffi.set_current_device_resource(_ffi.async_managed_create())
-    assert rmm.mr.get_current_device_resource_type() is CudaAsyncManagedMemoryResource
+    assert type(rmm.mr.get_current_device_resource()) is CudaAsyncManagedMemoryResource
 
 
 def test_failure_callback_retries_a_callback_memory_error():

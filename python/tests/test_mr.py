@@ -307,15 +307,15 @@ def test_registry_python_roundtrip():
     mr.set_current_device_resource(pool)
     assert mr.get_current_device_resource() is pool
     assert mr.get_per_device_resource(0) is pool
-    assert mr.get_current_device_resource_type() is mr.PoolMemoryResource
-    assert mr.get_per_device_resource_type(0) is mr.PoolMemoryResource
+    assert type(mr.get_current_device_resource()) is mr.PoolMemoryResource
+    assert type(mr.get_per_device_resource(0)) is mr.PoolMemoryResource
     assert mr.is_initialized()
     b = rmm.DeviceBuffer(size=10)
     assert b.mr is pool
 
 
 def test_initial_resource_is_cuda():
-    assert mr.get_current_device_resource_type() is mr.CudaMemoryResource
+    assert type(mr.get_current_device_resource()) is mr.CudaMemoryResource
 
 
 def test_available_device_memory():

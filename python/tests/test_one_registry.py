@@ -80,7 +80,7 @@ def test_set_from_c_seen_from_python(lib):
 
     current = mr.get_current_device_resource()
     assert isinstance(current, mr.StatisticsResourceAdaptor)
-    assert mr.get_current_device_resource_type() is mr.StatisticsResourceAdaptor
+    assert type(mr.get_current_device_resource()) is mr.StatisticsResourceAdaptor
     assert isinstance(current.get_upstream(), mr.CudaMemoryResource)
     buf = rmm.DeviceBuffer(size=1000)
     assert buf.mr.allocation_counts.current_bytes == 1000  # the exact size, as RMM 26.06's
@@ -92,7 +92,7 @@ def test_set_from_c_seen_from_python(lib):
     assert c.bytes.value == 0
     ok(lib.rmm_set_current_device_resource(None, None))
     ok(lib.rmm_resource_release(st))
-    assert mr.get_current_device_resource_type() is mr.CudaMemoryResource
+    assert type(mr.get_current_device_resource()) is mr.CudaMemoryResource
 
 
 def test_python_object_replaced_from_c(lib):
@@ -101,7 +101,7 @@ def test_python_object_replaced_from_c(lib):
     assert mr.get_current_device_resource() is pool
     ok(lib.rmm_set_current_device_resource(None, None))
     assert mr.get_current_device_resource() is not pool
-    assert mr.get_current_device_resource_type() is mr.CudaMemoryResource
+    assert type(mr.get_current_device_resource()) is mr.CudaMemoryResource
 
 
 def _c_id(lib, handle):

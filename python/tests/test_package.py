@@ -1,31 +1,25 @@
-import os
-
-import pytest
-
 import importlib
+import os
 import subprocess
 import sys
-import warnings
+
+import pytest
 
 import rmm
 import rmm._cuda.gpu
 import rmm.pylibrmm.stream
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", FutureWarning)
-    import rmm._cuda.stream
-
 
 def test_version():
     # The newest API generation served names the package.
-    assert rmm.__version__ == "26.06.00"
+    assert rmm.__version__ == "26.10.00"
     assert isinstance(rmm.__git_commit__, str)
-    assert rmm._version.SUPPORTED_API_VERSIONS == ("25.02", "25.10", "26.06")
+    assert rmm._version.SUPPORTED_API_VERSIONS == ("25.02", "25.10", "26.06", "26.08", "26.10")
     assert rmm.__version__.startswith(rmm._version.SUPPORTED_API_VERSIONS[-1] + ".")
     import importlib.metadata
 
     # The wheel's version (python/Cargo.toml) is the same generation.
-    assert importlib.metadata.version("rmm") == "26.6.0"
+    assert importlib.metadata.version("rmm") == "26.10.0"
 
 
 def test_bundled_library_is_the_loaded_one():
@@ -57,10 +51,22 @@ def test_runtime_is_host():
     assert rmm._cuda.gpu.getDevice() == 0
 
 
-def test_stream_aliases():
-    assert rmm._cuda.stream.Stream is rmm.pylibrmm.stream.Stream
-    assert rmm.pylibrmm.stream.DEFAULT_STREAM.is_default()
-    assert not rmm.pylibrmm.stream.PER_THREAD_DEFAULT_STREAM.is_default()
+@pytest.mark.parametrize("version", ["25.02", "25.10"])
+def test_stream_aliases(version, run_in_generation):
+    # rmm._cuda.stream: RMM 25.02 and 25.10 (test_generations.py checks it is gone after).
+    run_in_generation(
+        version,
+        """
+        import warnings
+        import rmm, rmm.pylibrmm.stream
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            import rmm._cuda.stream
+        assert rmm._cuda.stream.Stream is rmm.pylibrmm.stream.Stream
+        assert rmm.pylibrmm.stream.DEFAULT_STREAM.is_default()
+        assert not rmm.pylibrmm.stream.PER_THREAD_DEFAULT_STREAM.is_default()
+        """,
+    )
 
 
 def test_exceptions_hierarchy():
@@ -86,23 +92,41 @@ def test_import_rmm_makes_cuda_gpu_reachable():
     assert out.stdout.strip() == "0"
 
 
-def test_rmms_other_module_paths():
+def test_rmms_other_module_paths(run_in_generation):
     from rmm.librmm._logger import level_enum
-    from rmm.pylibrmm.cuda_stream import CudaStream
 
     assert level_enum is rmm.level_enum
-    s = CudaStream()
-    assert int(s) != 0
-    rmm.pylibrmm.stream.Stream(int(s)).synchronize()
-    buf = rmm.DeviceBuffer(size=64, stream=rmm.pylibrmm.stream.Stream(int(s)))
-    del buf
+    # rmm.pylibrmm.cuda_stream: RMM 25.02 and 25.10.
+    run_in_generation(
+        "25.10",
+        """
+        import rmm
+        from rmm.pylibrmm.cuda_stream import CudaStream
+        s = CudaStream()
+        assert int(s) != 0
+        rmm.pylibrmm.stream.Stream(int(s)).synchronize()
+        buf = rmm.DeviceBuffer(size=64, stream=rmm.pylibrmm.stream.Stream(int(s)))
+        del buf
+        """,
+    )
 
 
-def test_old_stream_module_warns_as_rmms_does():
-    sys.modules.pop("rmm._cuda.stream", None)
-    with pytest.warns(FutureWarning, match="rmm.pylibrmm.stream"):
-        mod = importlib.import_module("rmm._cuda.stream")
-    assert mod.Stream is rmm.pylibrmm.stream.Stream
+@pytest.mark.parametrize("version", ["25.02", "25.10"])
+def test_old_stream_module_warns_as_rmms_does(version, run_in_generation):
+    run_in_generation(
+        version,
+        """
+        import pytest, rmm, rmm.pylibrmm.stream
+        with pytest.warns(FutureWarning, match="rmm.pylibrmm.stream"):
+            import rmm._cuda.stream as mod
+        assert mod.Stream is rmm.pylibrmm.stream.Stream
+        ns = {}
+        exec("from rmm._cuda.stream import *", ns)
+        assert {k for k in ns if not k.startswith("__")} == {
+            "DEFAULT_STREAM", "LEGACY_DEFAULT_STREAM", "PER_THREAD_DEFAULT_STREAM", "Stream"
+        }
+        """,
+    )
 
 
 def test_module_level_names_rmm_exports():
@@ -118,13 +142,3 @@ def test_module_level_names_rmm_exports():
     import rmm._version
 
     assert rmm._version.__all__ == ["SUPPORTED_API_VERSIONS", "__git_commit__", "__version__"]
-    ns = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        exec("from rmm._cuda.stream import *", ns)
-    assert {k for k in ns if not k.startswith("__")} == {
-        "DEFAULT_STREAM",
-        "LEGACY_DEFAULT_STREAM",
-        "PER_THREAD_DEFAULT_STREAM",
-        "Stream",
-    }

@@ -31,7 +31,7 @@ def test_parse_bytes_rejects(text):
 
 def test_reinitialize_default():
     rmm.reinitialize()
-    assert mr.get_current_device_resource_type() is mr.CudaMemoryResource
+    assert type(mr.get_current_device_resource()) is mr.CudaMemoryResource
     assert rmm.is_initialized()
 
 
@@ -54,7 +54,7 @@ def test_reinitialize_managed_pool():
 
 def test_reinitialize_logging(tmp_path):
     rmm.reinitialize(logging=True, log_file_name=str(tmp_path / "rmm.csv"))
-    assert mr.get_current_device_resource_type() is mr.LoggingResourceAdaptor
+    assert type(mr.get_current_device_resource()) is mr.LoggingResourceAdaptor
     names = rmm.get_log_filenames()
     assert names[0].endswith("rmm.dev0.csv")
     rmm.DeviceBuffer(size=10)

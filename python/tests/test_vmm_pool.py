@@ -358,7 +358,7 @@ def test_current_device_resource():
     pool = small()
     mr.set_current_device_resource(pool)
     assert mr.get_current_device_resource() is pool
-    assert mr.get_current_device_resource_type() is mr.VmmPoolMemoryResource
+    assert type(mr.get_current_device_resource()) is mr.VmmPoolMemoryResource
     assert mr.get_per_device_resource(0) is pool
     buf = rmm.DeviceBuffer.to_device(b"current")  # from the current resource
     assert buf.mr is pool
@@ -448,7 +448,7 @@ def test_reinitialize_with_the_vmm_pool():
     rmm.reinitialize(vmm_pool_allocator=True)
     assert mr.get_current_device_resource().pool_size() == 0
     rmm.reinitialize()
-    assert mr.get_current_device_resource_type() is mr.CudaMemoryResource
+    assert type(mr.get_current_device_resource()) is mr.CudaMemoryResource
 
 
 @pytest.mark.parametrize(

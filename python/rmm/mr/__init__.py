@@ -4,17 +4,30 @@
 Every public name of ``rmm.pylibrmm.memory_resource`` is re-exported here, as RMM's
 ``rmm.mr`` re-exports that module's names, with ``rmm.mr.experimental`` in place of
 ``rmm.pylibrmm.memory_resource.experimental`` and the registry's two private helpers that
-RMM 25.02's ``rmm.mr`` exported.
+RMM 25.02's ``rmm.mr`` exported. The names follow the API generation in force, as that
+module's do.
 """
 
+from rmm import _generation
+from rmm.pylibrmm import memory_resource as _pmr
 from rmm.pylibrmm.memory_resource import *  # noqa: F403
-from rmm.pylibrmm.memory_resource import __all__ as _names
-from rmm.pylibrmm.memory_resource import _flush_logs, _initialize
+from rmm.pylibrmm.memory_resource import _flush_logs, _initialize  # noqa: F401
 
-# The * import brought rmm.pylibrmm.memory_resource.experimental: this package's own
-# submodule takes its place (`from rmm.mr import ...` imports it only while the name is free).
-del experimental  # noqa: F821
-from rmm.mr import experimental  # noqa: E402
+# The * import took the names of the generation in force; the gated ones (and this package's
+# own submodule `experimental`) are handed out by __getattr__ below, for whichever
+# generation is in force when they are asked for.
+for _name in _pmr._GATED:
+    globals().pop(_name, None)
 
-__all__ = sorted([*_names, "_flush_logs", "_initialize"])
-del _names
+# Every generation's names; __getattr__("__all__") gives those of the generation in force.
+__all__ = sorted({*_pmr._gate.all, "_flush_logs", "_initialize"})
+
+_generation.gate(
+    globals(),
+    _pmr._GATED,
+    lazy={
+        name: "" if name == "experimental" else "rmm.pylibrmm.memory_resource"
+        for name in _pmr._GATED
+    },
+)
+del _name

@@ -1,6 +1,12 @@
 """Experimental memory resources (RMM 26.06's ``rmm.mr.experimental``): they may change or
-go in a later release."""
+go in a later release. Absent for the API generations before 26.06."""
 
-from rmm.pylibrmm.memory_resource.experimental import CudaAsyncManagedMemoryResource
+from rmm import _generation
+
+_generation.require_module(__name__, since="26.06")
+
+from rmm.pylibrmm.memory_resource._memory_resource import (  # noqa: E402
+    CudaAsyncManagedMemoryResource,
+)
 
 __all__ = ["CudaAsyncManagedMemoryResource"]

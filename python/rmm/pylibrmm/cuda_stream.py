@@ -1,8 +1,11 @@
-"""RMM's ``rmm.pylibrmm.cuda_stream``: ``CudaStream``, a new stream owned by the object."""
+"""RMM's ``rmm.pylibrmm.cuda_stream``: ``CudaStream``, a new stream owned by the object.
+RMM 26.06 removed it: absent for the API generations from 26.06."""
 
 import weakref
 
-from rmm import _ffi
+from rmm import _ffi, _generation
+
+_generation.require_module(__name__, until="26.06")
 
 
 class CudaStream:

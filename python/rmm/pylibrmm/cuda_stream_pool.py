@@ -1,8 +1,12 @@
-"""``CudaStreamPool``: a fixed set of streams handed out in turn (RMM 26.06)."""
+"""``CudaStreamPool``: a fixed set of streams handed out in turn (RMM 26.06; absent for
+the API generations before it)."""
 
-from rmm import _ffi
-from rmm.pylibrmm.helper import check_size
-from rmm.pylibrmm.stream import CudaStreamFlags, Stream, _check_flags
+from rmm import _ffi, _generation
+
+_generation.require_module(__name__, since="26.06")
+
+from rmm.pylibrmm.helper import check_size  # noqa: E402
+from rmm.pylibrmm.stream import CudaStreamFlags, Stream, _check_flags  # noqa: E402
 
 __all__ = ["CudaStreamPool"]
 

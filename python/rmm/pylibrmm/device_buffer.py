@@ -3,17 +3,22 @@
 import numpy as np
 
 from rmm import _ffi
+from rmm import _generation as _gen
 from rmm.pylibrmm import memory_resource as _mr
 from rmm.pylibrmm.helper import check_pointer, check_size
 from rmm.pylibrmm.stream import DEFAULT_STREAM, as_stream
 
 
-# RMM 25.02 and 25.10 allocated through a C++ resource reference that rounded the size up to
-# 16 bytes; RMM 26.06 asks the resource for the exact size (its statistics count 20 for a
-# buffer of 20). The package serves 26.06's counting (docs/python.md, "Generation conflicts").
 def _resource_bytes(size):
-    """The bytes a buffer of ``size`` takes from its resource: exactly ``size``."""
-    return size
+    """The bytes a buffer of ``size`` asks its resource for, as the API generation in force
+    did: RMM 25.02 and 25.10 allocated through a C++ resource reference that rounded the
+    size up to a multiple of 16 (their statistics count 32 for a buffer of 20); RMM 26.06
+    and later ask for exactly ``size``. The buffer's ``size`` and ``capacity()`` are the
+    unrounded numbers in every generation, as in RMM."""
+    if size:
+        _gen.allocated = True
+    multiple = _gen.buffer_rounding
+    return size if multiple == 1 else -(-size // multiple) * multiple
 
 
 def _host_view(ary, writable):
@@ -48,7 +53,7 @@ class DeviceBuffer:
     __slots__ = {
         "_alloc": "the rmm._ffi.Allocation owning the memory",
         "_size": "size in bytes",
-        "_capacity": "capacity in bytes (the resource was asked for it rounded up to 16)",
+        "_capacity": "capacity in bytes (the resource was asked for _resource_bytes of it)",
         "mr": "the memory resource the memory came from (kept alive by the buffer)",
         "stream": "the stream the memory was allocated on",
         "__weakref__": None,

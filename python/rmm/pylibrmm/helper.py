@@ -2,6 +2,8 @@
 
 import re
 
+from rmm import _generation
+
 _BYTE_SIZES = {
     "b": 1,
     "": 1,
@@ -31,7 +33,9 @@ def parse_bytes(s):
     An ``int`` is returned as it is; a string is a number (possibly with a fraction)
     followed by an optional, case-insensitive unit: ``B``, SI ``kB``..``PB`` (powers of
     1000) or binary ``KiB``..``PiB`` (powers of 1024). Raises ``ValueError`` for a string
-    that is not such a size and ``TypeError`` for other types.
+    that is not such a size and ``TypeError`` for other types. A number too large for a
+    float (hundreds of digits) raises ``ValueError`` as RMM 26.10 does, ``OverflowError``
+    as RMM before it did, following the API generation in force.
     """
     if isinstance(s, bool):
         raise TypeError(f"a size must be an int or a string, not {type(s).__name__}")
@@ -44,7 +48,12 @@ def parse_bytes(s):
         raise ValueError(f"Could not parse {s!r} as a byte specification")
     number = float(match.group(1))
     unit = (match.group(2) or "").lower()
-    return int(number * _BYTE_SIZES[unit])
+    try:
+        return int(number * _BYTE_SIZES[unit])
+    except OverflowError:
+        if not _generation.available(since="26.10"):
+            raise
+        raise ValueError(f"Could not parse {s!r} as a byte specification") from None
 
 
 def check_size(value, name="size"):

@@ -3,7 +3,7 @@
 import weakref
 from enum import IntEnum
 
-from rmm import _ffi
+from rmm import _ffi, _generation
 
 
 class CudaStreamFlags(IntEnum):
@@ -14,9 +14,13 @@ class CudaStreamFlags(IntEnum):
     NON_BLOCKING = 1
 
 
+# The module's own name for it: the public one is gated (RMM 26.06 added it).
+_Flags = CudaStreamFlags
+
+
 def _check_flags(flags):
     try:
-        return CudaStreamFlags(flags)
+        return _Flags(flags)
     except ValueError:
         raise ValueError(
             f"flags must be a CudaStreamFlags (SYNC_DEFAULT=0 or NON_BLOCKING=1), not {flags!r}"
@@ -43,7 +47,7 @@ class Stream:
                 "an existing stream."
             )
         if obj is None:
-            flags = CudaStreamFlags.SYNC_DEFAULT if flags is None else _check_flags(flags)
+            flags = _Flags.SYNC_DEFAULT if flags is None else _check_flags(flags)
             handle = _ffi.stream_create(int(flags))
             self._handle = handle
             self._owner = weakref.finalize(self, _ffi.stream_destroy, handle)
@@ -148,3 +152,5 @@ __all__ = [
     "LEGACY_DEFAULT_STREAM",
     "PER_THREAD_DEFAULT_STREAM",
 ]
+
+_generation.gate(globals(), {"CudaStreamFlags": ("26.06", None)})

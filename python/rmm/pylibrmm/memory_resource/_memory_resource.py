@@ -10,9 +10,11 @@ the registry's entry, and wraps resources set from C or C++ in the class of thei
 import itertools
 import os
 import threading
+import warnings
 import weakref
 
 from rmm import _ffi
+from rmm import _generation as _gen
 # `import rmm` makes `rmm._cuda.gpu` reachable as an attribute, as RMM's does (its tests use it).
 from rmm._cuda import gpu as _gpu  # noqa: F401
 from rmm._exceptions import InvalidArgumentError, UnsupportedError
@@ -51,6 +53,7 @@ class DeviceMemoryResource:
         """Allocate ``nbytes`` bytes on ``stream``; returns the address as an int."""
         nbytes = check_size(nbytes, "nbytes")
         stream = as_stream(stream)
+        _gen.allocated = True
         return _ffi.allocate(self._h(), nbytes, stream._handle)
 
     def deallocate(self, ptr, nbytes, stream=DEFAULT_STREAM):
@@ -233,6 +236,24 @@ class PinnedHostMemoryResource(DeviceMemoryResource):
 
     def __init__(self):
         _register(self, _ffi.pinned_host_create())
+
+
+class CudaAsyncManagedMemoryResource(DeviceMemoryResource):
+    """Stream-ordered managed memory (``cudaMallocFromPoolAsync`` from the device's default
+    managed pool), reachable from the host and the device. Needs a runtime with managed
+    pools (CUDA 13 or later and concurrent managed access); elsewhere construction raises
+    a ``NotImplementedError`` (a ``RuntimeError``) saying so."""
+
+    def __init__(self):
+        _register(self, _ffi.async_managed_create())
+
+    def pool_handle(self):
+        """The address of the managed pool this resource allocates from."""
+        return _ffi.async_pool_handle(self._h())
+
+
+# RMM 26.06's module path (rmm.pylibrmm.memory_resource.experimental, which re-exports it).
+CudaAsyncManagedMemoryResource.__module__ = "rmm.pylibrmm.memory_resource.experimental"
 
 
 class PoolMemoryResource(UpstreamResourceAdaptor):
@@ -726,6 +747,7 @@ _CLASSES = {
     "cuda_async_memory_resource": CudaAsyncMemoryResource,
     "cuda_async_view_memory_resource": CudaAsyncViewMemoryResource,
     "pinned_host_memory_resource": PinnedHostMemoryResource,
+    "cuda_async_managed_memory_resource": CudaAsyncManagedMemoryResource,
     "pool_memory_resource": PoolMemoryResource,
     "vmm_pool_memory_resource": VmmPoolMemoryResource,
     "arena_memory_resource": ArenaMemoryResource,
@@ -813,12 +835,28 @@ def set_current_device_resource(mr):
 
 
 def get_per_device_resource_type(device):
-    """The class of ``device``'s memory resource."""
+    """The class of ``device``'s memory resource: ``type(get_per_device_resource(device))``
+    (RMM 25.02 to 26.06; 26.06 deprecated it with a ``FutureWarning``, 26.08 removed it)."""
+    if _gen.available(since="26.06"):
+        warnings.warn(
+            "get_per_device_resource_type is deprecated. "
+            "Use type(get_per_device_resource(device)) instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
     return type(get_per_device_resource(device))
 
 
 def get_current_device_resource_type():
-    """The class of the current device's memory resource."""
+    """The class of the current device's memory resource: ``type(get_current_device_resource())``
+    (RMM 25.02 to 26.06; 26.06 deprecated it with a ``FutureWarning``, 26.08 removed it)."""
+    if _gen.available(since="26.06"):
+        warnings.warn(
+            "get_current_device_resource_type is deprecated. "
+            "Use type(get_current_device_resource()) instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
     return type(get_current_device_resource())
 
 
