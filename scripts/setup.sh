@@ -59,8 +59,8 @@ fi
 # libclang-dev: python/build.rs generates the extension's C bindings from rmm.h with bindgen,
 # which loads libclang (and its builtin headers) at build time.
 # curl: scripts/setup-hipmm-tests.sh fetches two of hipMM 4.0's test programs from GitHub.
-# rocThrust is not among them: Debian 12 does not package it (only rocPRIM, librocprim-dev), so
-# the Thrust layer on HIP is not tested here.
+# No rocThrust: Debian 12 does not package it (only rocPRIM, librocprim-dev), so the Thrust
+# layer is tested on CUDA's headers only (tests/cccl).
 test_packages=(clang-format libgtest-dev libthrust-dev pkg-config libamdhip64-5 libamdhip64-dev chromium
   libclang-dev curl ca-certificates)
 # pip (scripts/setup-cccl.sh fetches CUDA's header wheels with it): Debian's, unless a
