@@ -4,7 +4,7 @@
 #   scripts/setup.sh build   what building and installing librmm and a C example needs:
 #                            a C and C++ compiler, make and CMake (Rust itself is a prerequisite)
 #   scripts/setup.sh test    (the default) also the test-only tools: GoogleTest, Thrust,
-#                            pkg-config, Debian's HIP runtime and headers, pip, libclang (the
+#                            pkg-config, Debian's HIP runtime and headers, pip, curl, libclang (the
 #                            Python extension's bindings are generated from rmm.h by bindgen),
 #                            and cbindgen (built with cargo) for the header drift check
 set -euo pipefail
@@ -58,8 +58,11 @@ fi
 # chromium: rmm-viz's reports are rendered and checked in a real browser (scripts/check-viz.sh).
 # libclang-dev: python/build.rs generates the extension's C bindings from rmm.h with bindgen,
 # which loads libclang (and its builtin headers) at build time.
+# curl: scripts/setup-hipmm-tests.sh fetches two of hipMM 4.0's test programs from GitHub.
+# No rocThrust: Debian 12 does not package it (only rocPRIM, librocprim-dev), so the Thrust
+# layer is tested on CUDA's headers only (tests/cccl).
 test_packages=(clang-format libgtest-dev libthrust-dev pkg-config libamdhip64-5 libamdhip64-dev chromium
-  libclang-dev)
+  libclang-dev curl ca-certificates)
 # pip (scripts/setup-cccl.sh fetches CUDA's header wheels with it): Debian's, unless a
 # Python with pip is already first on PATH.
 if ! python3 -m pip --version >/dev/null 2>&1; then test_packages+=(python3-pip); fi

@@ -379,7 +379,10 @@ step_package() {
 }
 
 step_hip_headers() {
-  cmake -S tests/hip -B "$consumers/hip" -DCMAKE_PREFIX_PATH="$root/install"
+  # hipMM 4.0's own CUDA_STREAM_TEST sources, fetched at a pinned commit (not in this tree).
+  "$root/scripts/setup-hipmm-tests.sh"
+  cmake -S tests/hip -B "$consumers/hip" -DCMAKE_PREFIX_PATH="$root/install" \
+    -DRMM_HIPMM_TESTS="$root/.deps/hipmm-4.0/cpp/tests"
   cmake --build "$consumers/hip" --parallel "$jobs"
   ctest_suite "tests/hip (HIP headers)" --test-dir "$consumers/hip" --output-on-failure \
     --parallel "$jobs"
@@ -469,7 +472,7 @@ run_step "CCCL 2.7, 2.8, 3.0, 3.4, 3.5" "C++ wrapper with CUDA 13 headers and CC
 run_step "tests/cccl under ASan/UBSan" "tests/cccl with CCCL 3.4 (RMM 26.06's pin) under ASan/UBSan: every generation's CCCL-facing tests" step_cccl_sanitized
 run_step "find_package(rmm <version>)" "find_package(rmm <version>): each RMM release selects its API generation; others are refused" step_package
 if [[ -e /usr/include/hip/hip_runtime_api.h ]]; then
-  run_step "HIP headers" "C++ wrapper on AMD's HIP platform (Debian's HIP headers, hipMM-style code; host runtime)" step_hip_headers
+  run_step "HIP headers" "C++ wrapper on AMD's HIP platform (Debian's HIP headers, hipMM-style code, hipMM 4.0's CUDA_STREAM_TEST; host runtime)" step_hip_headers
 else
   echo "note: HIP's headers (libamdhip64-dev) are not installed: the HIP header tests are skipped"
 fi

@@ -124,6 +124,14 @@
 #ifndef cudaMemLocationTypeDevice
 #define cudaMemLocationTypeDevice hipMemLocationTypeDevice
 #endif
+/* CUDA 13's location arguments (RMM's CUDART_VERSION >= 13000 branches; hipMemLocationTypeHost
+ * is in ROCm 6's header, not in ROCm 5's). */
+#ifndef cudaMemLocation
+#define cudaMemLocation hipMemLocation
+#endif
+#ifndef cudaMemLocationTypeHost
+#define cudaMemLocationTypeHost hipMemLocationTypeHost
+#endif
 #ifndef cudaDevAttrMemoryPoolsSupported
 #define cudaDevAttrMemoryPoolsSupported hipDeviceAttributeMemoryPoolsSupported
 #endif
@@ -139,6 +147,10 @@
 #endif
 #ifndef cudaDevAttrL2CacheSize
 #define cudaDevAttrL2CacheSize hipDeviceAttributeL2CacheSize
+#endif
+/* RMM 25.10's rmm::detail::concurrent_managed_access (prefetching needs it). */
+#ifndef cudaDevAttrConcurrentManagedAccess
+#define cudaDevAttrConcurrentManagedAccess hipDeviceAttributeConcurrentManagedAccess
 #endif
 #ifndef cudaEventDisableTiming
 #define cudaEventDisableTiming hipEventDisableTiming
@@ -301,6 +313,9 @@
 #endif
 #ifndef cudaStreamQuery
 #define cudaStreamQuery hipStreamQuery
+#endif
+#ifndef cudaStreamGetFlags
+#define cudaStreamGetFlags hipStreamGetFlags
 #endif
 #ifndef cudaStreamWaitEvent
 #define cudaStreamWaitEvent hipStreamWaitEvent

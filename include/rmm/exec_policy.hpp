@@ -3,10 +3,13 @@
  * @brief `rmm::exec_policy` and `rmm::exec_policy_nosync`: Thrust execution policies whose
  * temporary memory comes from rmm (RMM's `rmm/exec_policy.hpp`).
  *
- * Available only when Thrust (rocThrust on AMD) can be used by this compiler (see
+ * Available whenever Thrust (rocThrust on AMD) is on the include path with a device system
+ * this unit's runtime header serves, with any compiler, as with RMM and hipMM (see
  * rmm/detail/thrust.hpp); otherwise this header defines nothing. With Thrust's CUDA or HIP
  * device system the policy runs algorithms on the given stream (`thrust::cuda::par` /
- * `thrust::hip::par` with `.on(stream)`). With a host device system (CPP, OMP, TBB) it is
+ * `thrust::hip::par` with `.on(stream)`); a unit compiled by the host compiler constructs it
+ * and hands it to code compiled by nvcc or hipcc, which runs the algorithms (Thrust defines
+ * those systems' algorithms only there). With a host device system (CPP, OMP, TBB) it is
  * `thrust::device` with rmm's allocator: algorithms run on the host and the stream only
  * orders the temporary allocations.
  */

@@ -45,6 +45,17 @@ TEST(Hipmm4Style, StreamFlagsAreHipFlags)
   stream.synchronize();
 }
 
+// Names hipMM 4.0's own headers and tests use beyond hipMM 3.0's: the stream-flag query of its
+// stream tests, the attribute its prefetch capability check reads, CUDA 13's location type.
+static_assert(cudaDevAttrConcurrentManagedAccess == hipDeviceAttributeConcurrentManagedAccess);
+static_assert(std::is_same_v<cudaMemLocation, hipMemLocation>);
+
+TEST(Hipmm4Style, StreamGetFlagsIsHipStreamGetFlags)
+{
+  hipError_t (*get_flags)(hipStream_t, unsigned int*) = &cudaStreamGetFlags;
+  EXPECT_EQ(get_flags, &hipStreamGetFlags);
+}
+
 TEST(Hipmm4Style, RuntimeCapabilitiesTakeHipHandleTypes)
 {
   EXPECT_TRUE(rmm::detail::export_handle_type::is_supported(cudaMemHandleTypeNone));

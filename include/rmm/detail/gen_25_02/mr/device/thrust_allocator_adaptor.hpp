@@ -3,8 +3,9 @@
  * @brief Thrust allocator over a device memory resource and a stream (RMM's
  * `rmm::mr::thrust_allocator`).
  *
- * Available only when Thrust (rocThrust on AMD) headers can be used by this compiler (see
- * rmm/detail/thrust.hpp); otherwise this header defines nothing.
+ * Available whenever Thrust (rocThrust on AMD) is on the include path with a device system
+ * this unit's runtime header serves, with any compiler (see rmm/detail/thrust.hpp); otherwise
+ * this header defines nothing.
  */
 #pragma once
 
