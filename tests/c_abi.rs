@@ -208,9 +208,9 @@ fn per_device_entry_tag_leaves_other_resources_and_bad_arguments_alone() {
             rmm_per_device_entry_tag(-1, 0, mine, null_mut(), None, &mut actual),
             RMM_STATUS_INVALID_ARGUMENT
         );
-        // Keys are bounded: the registry keeps one tag per front end (API generation).
+        // Keys are bounded: the registry keeps one tag per front end (API generation, 0 to 4).
         assert_eq!(
-            rmm_per_device_entry_tag(0, 4, mine, null_mut(), None, &mut actual),
+            rmm_per_device_entry_tag(0, 5, mine, null_mut(), None, &mut actual),
             RMM_STATUS_INVALID_ARGUMENT
         );
         assert_eq!(rmm_resource_release(mine), RMM_STATUS_SUCCESS);
