@@ -211,8 +211,13 @@ fn callback_resource_passes_zero_bytes_and_null_frees_through() {
     // As RMM's callback resource does, zero bytes reach the callback (here: the upstream,
     // which gives null for them) and so does the free of what it gave.
     assert!(r.allocate(0, Stream::DEFAULT).unwrap().is_null());
-    assert_eq!(calls.load(Ordering::SeqCst), 1, "zero bytes reach the callback");
-    r.deallocate(std::ptr::null_mut(), 0, Stream::DEFAULT).unwrap();
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        1,
+        "zero bytes reach the callback"
+    );
+    r.deallocate(std::ptr::null_mut(), 0, Stream::DEFAULT)
+        .unwrap();
     let p = r.allocate(1000, Stream::DEFAULT).unwrap();
     assert_eq!(calls.load(Ordering::SeqCst), 2);
     round_trip(p, 1000, 3);
