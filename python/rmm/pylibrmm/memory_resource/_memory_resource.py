@@ -834,29 +834,29 @@ def set_current_device_resource(mr):
     set_per_device_resource(_ffi.get_current_device(), mr)
 
 
+def _warn_type_getter_deprecated(name, instead):
+    # RMM 26.06 deprecated the two type getters with a FutureWarning (26.08 removed them).
+    if _gen.available(since="26.06"):
+        warnings.warn(
+            f"{name} is deprecated. Use {instead} instead.", FutureWarning, stacklevel=3
+        )
+
+
 def get_per_device_resource_type(device):
     """The class of ``device``'s memory resource: ``type(get_per_device_resource(device))``
     (RMM 25.02 to 26.06; 26.06 deprecated it with a ``FutureWarning``, 26.08 removed it)."""
-    if _gen.available(since="26.06"):
-        warnings.warn(
-            "get_per_device_resource_type is deprecated. "
-            "Use type(get_per_device_resource(device)) instead.",
-            FutureWarning,
-            stacklevel=2,
-        )
+    _warn_type_getter_deprecated(
+        "get_per_device_resource_type", "type(get_per_device_resource(device))"
+    )
     return type(get_per_device_resource(device))
 
 
 def get_current_device_resource_type():
     """The class of the current device's memory resource: ``type(get_current_device_resource())``
     (RMM 25.02 to 26.06; 26.06 deprecated it with a ``FutureWarning``, 26.08 removed it)."""
-    if _gen.available(since="26.06"):
-        warnings.warn(
-            "get_current_device_resource_type is deprecated. "
-            "Use type(get_current_device_resource()) instead.",
-            FutureWarning,
-            stacklevel=2,
-        )
+    _warn_type_getter_deprecated(
+        "get_current_device_resource_type", "type(get_current_device_resource())"
+    )
     return type(get_current_device_resource())
 
 
