@@ -419,8 +419,8 @@ step_pkg_config() {
   pc_version="$(pkg-config --modversion rmm)"
   pc_apis="$(pkg-config --variable=api_versions rmm)"
   echo "pkg-config: rmm $pc_version, RMM APIs: $pc_apis"
-  [[ "$pc_version" == 26.06.00 && "$pc_apis" == "25.02 "*" 25.10 "*" 26.06" ]] || {
-    echo "rmm.pc must say the newest RMM API (26.06.00) and list 25.02 ... 26.06 in api_versions" >&2
+  [[ "$pc_version" == 26.10.00 && "$pc_apis" == "25.02 "*" 25.10 "*" 26.06 26.08 26.10" ]] || {
+    echo "rmm.pc must say the newest RMM API (26.10.00) and list 25.02 ... 26.10 in api_versions" >&2
     exit 1
   }
   echo "pkg-config --cflags --libs rmm: $pc_flags"
