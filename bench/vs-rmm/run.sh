@@ -8,8 +8,8 @@
 # Writes into $OUT: comparison.md (the tables), vs_rmm.json (every row of every program, what
 # bench/figure.py draws), run.log, logs.tar.gz (build logs, each process's output and JSON).
 #
-# The programs run alternating: for every workload and resource in turn, one process of each
-# primary build (rmm-rs and RMM 26.10; their order rotating from one group to the next), then
+# The programs run alternating: for every workload and resource in turn (QUICK: every
+# workload), one process of each primary build (rmm-rs and RMM 26.10; their order rotating from one group to the next), then
 # the secondary build's (RMM 23.12), so that the builds see the same machine state; within a
 # process each cell is a median of timed runs. The run keeps to TOTAL_S seconds: the primary
 # builds first, RMM's own benchmark next, the secondary build with what its allowance
@@ -18,11 +18,13 @@
 #
 # env: OUT (./out), CARRY (.carry/vs-rmm), BVR (.carry/bench-vs-rmm; BVR= for none), BUILD
 # (/tmp/vs-rmm-build), QUICK=1, TOTAL_S (470; QUICK 240), PRIMARY ("rmmrs rapids"), SECONDARY
-# ("rmm2312" when BVR is there), SECOND_BUDGET (150 s; QUICK 40), GB_BUDGET (60 s; QUICK 25),
+# ("rmm2312" when BVR is there), SECOND_BUDGET (150 s; QUICK 20), GB_BUDGET (60 s; QUICK 20),
+# GROUP_BY (resource: a process per workload and resource; QUICK: workload, one per workload),
 # SKIP_GBENCH=1, BUILD_LIMIT (240 s), SLOW_S (4: a cell whose warm-up takes longer gets one
 # timed run), LONE_S (15: past it the warm-up is the measurement), PROC_CAP (150 s a process),
-# JOBS (nproc), CXX (g++), CUDA_HOME / CUDA_INC / CUDA_LIB (the toolkit's), DRYRUN (a folder made
-# by dryrun/setup.sh: its stand-in runtime replaces CUDA's, for a run on a machine with no GPU).
+# REUSE_BUILD=1 (the programs an earlier call left in BUILD), JOBS (nproc), CXX (g++), CUDA_HOME /
+# CUDA_INC / CUDA_LIB (the toolkit's), DRYRUN (a folder made by dryrun/setup.sh: its stand-in
+# runtime replaces CUDA's, for a run on a machine with no GPU).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -34,7 +36,7 @@ WORK=/tmp/vs-rmm-work
 JOBS=${JOBS:-$(nproc)}
 export JOBS
 if [ -n "${QUICK:-}" ]; then
-  TOTAL_S=${TOTAL_S:-240} SECOND_BUDGET=${SECOND_BUDGET:-40} GB_BUDGET=${GB_BUDGET:-25}
+  TOTAL_S=${TOTAL_S:-240} SECOND_BUDGET=${SECOND_BUDGET:-20} GB_BUDGET=${GB_BUDGET:-20}
 else
   TOTAL_S=${TOTAL_S:-470} SECOND_BUDGET=${SECOND_BUDGET:-150} GB_BUDGET=${GB_BUDGET:-60}
 fi
@@ -43,6 +45,7 @@ BUILD_LIMIT=${BUILD_LIMIT:-240}
 SLOW_S=${SLOW_S:-4}
 LONE_S=${LONE_S:-15}
 PRIMARY=${PRIMARY:-rmmrs rapids}
+GROUP_BY=${GROUP_BY:-$([ -n "${QUICK:-}" ] && echo workload || echo resource)}
 PROC_CAP=${PROC_CAP:-150}
 RESERVE=15 # seconds kept for the tables and the log archive
 T0=$SECONDS
@@ -50,7 +53,8 @@ T_END=$((T0 + TOTAL_S))
 
 mkdir -p "$OUT"
 rm -f "$OUT/run.log" "$OUT/comparison.md" "$OUT/vs_rmm.json" "$OUT/logs.tar.gz"
-rm -rf "$WORK" "$BUILD"
+rm -rf "$WORK"
+[ -n "${REUSE_BUILD:-}" ] && [ -f "$BUILD/build-status.txt" ] || { REUSE_BUILD= && rm -rf "$BUILD"; }
 mkdir -p "$WORK/json/rmmrs" "$WORK/json/rapids" "$WORK/json/rmm2312" "$WORK/gbench" "$WORK/out" "$BUILD"
 exec > >(tee "$OUT/run.log") 2>&1
 stamp() { echo "== [$((SECONDS - T0)) s] $*"; }
@@ -79,9 +83,13 @@ cat "$CARRY/MANIFEST.txt"
 echo "  $(${CXX:-g++} --version | head -1); $(nproc) cores; $(lscpu 2>/dev/null | grep -m1 'Model name' | sed 's/  */ /g')"
 [ -n "${DRYRUN:-}" ] && echo "  DRY RUN on the stand-in runtime of $DRYRUN: the numbers mean nothing"
 
-stamp "build (-j$JOBS, limit $BUILD_LIMIT s)"
-CARRY=$CARRY BUILD=$BUILD BVR=$BVR timeout -k 5 "$BUILD_LIMIT" bash "$here/build.sh" ||
-  echo "build.sh: exit $? (124: over its time limit; what was built is used)"
+if [ -n "${REUSE_BUILD:-}" ]; then
+  stamp "build: the one in $BUILD (REUSE_BUILD)"
+else
+  stamp "build (-j$JOBS, limit $BUILD_LIMIT s)"
+  CARRY=$CARRY BUILD=$BUILD BVR=$BVR timeout -k 5 "$BUILD_LIMIT" bash "$here/build.sh" ||
+    echo "build.sh: exit $? (124: over its time limit; what was built is used)"
+fi
 cat "$BUILD/logs/times.txt" 2>/dev/null
 while read -r t s; do
   [ "$s" = ok ] && continue
@@ -119,13 +127,13 @@ declare -A EST=([w2:pool]=12 [w2:binning]=3 [w2:arena]=10 [w2:cuda_async]=5 [w2:
 second_left=$SECOND_BUDGET
 run_one() {
   local v=$1 w=$2 r=$3 t=$4 d rc t0=$SECONDS
-  local base=$WORK/out/$v-$w-$r extra=()
+  local base=$WORK/out/$v-$w-${r//,/+} extra=()
   d=$((t - 15))
   [ "$d" -ge $((t * 3 / 5)) ] || d=$((t * 3 / 5))
   [ "$v" != rmm2312 ] && extra=(--lone-s "$LONE_S")
   echo "-- ${NAME[$v]} $w $r (timeout $t s)"
   env "${RUN_ENV[@]}" timeout -k 5 "$t" "${EXE[$v]}" --workloads "$w" --resources "$r" \
-    --json "$WORK/json/$v/$w-$r.json" --deadline-s "$d" "${ARGS[@]}" "${extra[@]}" \
+    --json "$WORK/json/$v/$w-${r//,/+}.json" --deadline-s "$d" "${ARGS[@]}" "${extra[@]}" \
     >"$base.out" 2>"$base.err"
   rc=$?
   grep -E '^(pool|binning|arena|cuda_async|cuda) ' "$base.out" | sed 's/^/   /'
@@ -136,12 +144,21 @@ run_one() {
   return 0
 }
 left() { echo $((T_END - RESERVE - SECONDS)); }
+est() { # a group's estimate, scaled
+  local w=${1%%:*} r e=0
+  for r in ${1##*:}; do e=$((e + EST[$w:$r])); done
+  echo $((e * scale / 100))
+}
 is_secondary() { [[ " ${secondary[*]} " == *" $1 "* ]]; }
 
-stamp "runs, alternating (per process: one workload on one resource): ${primary[*]}${secondary:+; then ${secondary[*]} with $SECOND_BUDGET s}"
+stamp "runs, alternating (a process per workload$([ "$GROUP_BY" = resource ] && echo " and resource")): ${primary[*]}${secondary:+; then ${secondary[*]} with $SECOND_BUDGET s}"
 groups=()
 for w in w2 w4 w3 w1; do
-  for r in pool binning arena cuda_async cuda; do groups+=("$w:$r"); done
+  if [ "$GROUP_BY" = workload ]; then
+    groups+=("$w:pool,binning,arena,cuda_async,cuda")
+  else
+    for r in pool binning arena cuda_async cuda; do groups+=("$w:$r"); done
+  fi
 done
 n_groups=${#groups[@]}
 scale=$([ -n "${QUICK:-}" ] && echo 10 || echo 100) # percent of EST
@@ -165,11 +182,11 @@ for g in "${groups[@]}"; do
     run_one "$v" "$w" "$r" "$t"
   done
   spent=$((spent + SECONDS - g0))
-  est_done=$((est_done + EST[$g] * scale / 100))
+  est_done=$((est_done + $(est "${g//,/ }")))
   i=$((i + 1))
   # the secondary builds: what their allowance and the primary builds' estimated rest leave
   est_rest=0
-  for h in "${groups[@]:$i}"; do est_rest=$((est_rest + EST[$h] * scale / 100)); done
+  for h in "${groups[@]:$i}"; do est_rest=$((est_rest + $(est "${h//,/ }"))); done
   [ "$est_done" -gt 0 ] && [ "$spent" -gt "$est_done" ] && est_rest=$((est_rest * spent / est_done))
   for v in "${secondary[@]}"; do
     [ -n "${DEAD[$v]:-}" ] && continue
