@@ -340,7 +340,8 @@ def readme_table(folders, all_cells=False):
             if has_2312:
                 txt += f" ({fmt(median(b) if b else None)})"
             row.append(txt)
-        name = c + (": RMM's rate ÷ rmm-rs's" if c.startswith("W3") else "")
+        name = re.sub(r"^W1 N=([\d ]+) (\d+) MiB$", r"W1 N=\1, ≤ \2 MiB", c)
+        name += ": RMM's rate ÷ rmm-rs's" if c.startswith("W3") else ""
         lines.append(f"| {name} | " + " | ".join(row) + " |")
     runs = len(folders)
     head = (f"rmm-rs ÷ RMM 26.10{' (÷ RMM 23.12)' if has_2312 else ''}, below 1: rmm-rs faster; "

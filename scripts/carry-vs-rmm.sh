@@ -93,11 +93,13 @@ sha() { sha256sum "$1" | cut -d' ' -f1; }
 {
   echo "bench/vs-rmm carry"
   echo "librmm   $(basename "$librmm_whl")  sha256 $(sha "$librmm_whl")"
-  echo "         librmm GIT_COMMIT $(python3 -c 'import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read("librmm/GIT_COMMIT").decode().strip())' "$librmm_whl")"
+  echo "         librmm GIT_COMMIT $(unzip -p "$librmm_whl" librmm/GIT_COMMIT 2>/dev/null ||
+    python3 -c 'import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())' \
+      "$librmm_whl" librmm/GIT_COMMIT)"
   echo "logger   $(basename "$logger_whl")  sha256 $(sha "$logger_whl")"
   echo "rmm      $RMM_TAG $(git -C "$RMM_GIT" rev-parse "$RMM_TAG^{commit}")  (rapidsai/rmm: random_allocations)"
   echo "gbench   $GBENCH_TAG $(git -C "$GBENCH_GIT" rev-parse "$GBENCH_TAG^{commit}")  (google/benchmark)"
-  echo "rmm-rs   prefix $RMMRS_PREFIX (carried from the checkout at $(git -C "$root" rev-parse --short HEAD))"
+  echo "rmm-rs   prefix $RMMRS_PREFIX; this carry made in the checkout at $(git -C "$root" rev-parse --short HEAD)"
   echo "         librmm.so sha256 as built $(sha "$RMMRS_PREFIX/lib/librmm.so"), carried $(sha "$CARRY/rmmrs/lib/librmm.so")"
   echo "size     $(du -sh "$CARRY" | cut -f1)"
 } >"$CARRY/MANIFEST.txt"

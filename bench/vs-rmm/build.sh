@@ -6,11 +6,12 @@
 #   vs_rmm_bench_rmmrs         the same file against rmm-rs's installed package
 #                              (-DRMM_API_VERSION=2610, librmm.so)
 #   random_allocations_rapids  RMM 26.06's benchmarks/random_allocations/random_allocations.cpp
-#   random_allocations_rmmrs   (google benchmark 1.9.5, what rapids-cmake 26.06 pins), both from
-#                              one copy: the file with `#include <rmm/cuda_stream_view.hpp>` added,
-#                              since RAPIDS 26.10's headers no longer include it for the file;
-#                              the file as it is is compiled against both too (compile check:
-#                              random_allocations_asis_{rapids,rmmrs}.o)
+#   random_allocations_rmmrs   (google benchmark 1.9.5, what rapids-cmake 26.06 pins): the file
+#                              as it is where it compiles (random_allocations_asis_<v>.o), else
+#                              with `#include <rmm/cuda_stream_view.hpp>` added
+#                              (random_allocations_patched_<v>.o), which RAPIDS 26.10's headers
+#                              no longer include for it; build-status.txt says which
+#                              (random_allocations_<v>-source as-is|patched)
 #   bvr/...                    with BVR set: the 23.12 harness's own build.sh (perf_anchor
 #                              against RMM 23.12, and its other programs), into $BUILD/bvr
 # Flags: -std=c++20 -O3 -DNDEBUG, host C++ (no device code), CCCL 3.5 first on the include path
@@ -77,8 +78,11 @@ COMMON=(-std=c++20 -O3 -DNDEBUG -Wall -Wno-unknown-pragmas -pthread
   -DCUB_DISABLE_NAMESPACE_MAGIC -DCUB_IGNORE_NAMESPACE_MAGIC_ERROR -DTHRUST_DISABLE_ABI_NAMESPACE
   -DTHRUST_IGNORE_ABI_NAMESPACE_ERROR -DCCCL_DISABLE_PDL)
 RAPIDS_FLAGS=(-I"$W/include" -I"$L/include" -I"$CCCL_DIR" -isystem "$CUDA_INC")
-RAPIDS_LIBS=(-L"$W/lib64" -lrmm -L"$L/lib64" -lrapids_logger -L"$CUDA_LIB" -lcudart -ldl -pthread
-  -Wl,-rpath,"$W/lib64:$L/lib64:$CUDA_LIB")
+# librmm.so needs librapids_logger.so but finds only its own folder ($ORIGIN): the program keeps
+# the logger as a dependency of its own (where the linker drops unused libraries by default, as
+# Ubuntu's does), so that the loader has it before librmm.so asks.
+RAPIDS_LIBS=(-L"$W/lib64" -lrmm -L"$L/lib64" -Wl,--push-state,--no-as-needed -lrapids_logger
+  -Wl,--pop-state -L"$CUDA_LIB" -lcudart -ldl -pthread -Wl,-rpath,"$W/lib64:$L/lib64:$CUDA_LIB")
 RMMRS_FLAGS=(-DRMM_API_VERSION=2610 -I"$R/include" -I"$CCCL_DIR" -isystem "$CUDA_INC")
 RMMRS_LIBS=(-L"$R/lib" -lrmm -L"$CUDA_LIB" -lcudart -ldl -pthread -Wl,-rpath,"$R/lib:$CUDA_LIB")
 GB_FLAGS=(-I"$GB/include" -DBENCHMARK_STATIC_DEFINE -I"$CARRY/rmm-26.06")
@@ -116,21 +120,19 @@ if built unpack-wheels; then
 fi
 step vs_rmm_bench_rmmrs bench rmm-rs RMMRS_FLAGS RMMRS_LIBS "$BUILD/vs_rmm_bench_rmmrs" &
 step libbenchmark.a gbench_lib &
-# RMM's own benchmark: one copy with the include that RAPIDS 26.10 needs (generated here from the
-# carried file; nothing of RMM is tracked), and the file as it is as a compile check.
+# RMM's own benchmark, as it is and with the include RAPIDS 26.10 needs (that copy generated here
+# from the carried file: nothing of RMM is tracked); the one linked is the first that compiles.
 sed 's|^#include <rmm/cuda_device.hpp>|&\n#include <rmm/cuda_stream_view.hpp>|' "$RA" \
   >"$BUILD/random_allocations.cpp"
 diff "$RA" "$BUILD/random_allocations.cpp" >"$BUILD/logs/random_allocations.diff"
-if built unpack-wheels; then
-  step random_allocations_rapids.o ra_object "$BUILD/random_allocations.cpp" RAPIDS_FLAGS \
-    "$BUILD/random_allocations_rapids.o" &
-  step random_allocations_asis_rapids.o ra_object "$RA" RAPIDS_FLAGS \
-    "$BUILD/random_allocations_asis_rapids.o" &
-fi
-step random_allocations_rmmrs.o ra_object "$BUILD/random_allocations.cpp" RMMRS_FLAGS \
-  "$BUILD/random_allocations_rmmrs.o" &
-step random_allocations_asis_rmmrs.o ra_object "$RA" RMMRS_FLAGS \
-  "$BUILD/random_allocations_asis_rmmrs.o" &
+for v in rapids rmmrs; do
+  [ $v = rapids ] && ! built unpack-wheels && continue
+  flags=RMMRS_FLAGS
+  [ $v = rapids ] && flags=RAPIDS_FLAGS
+  step "random_allocations_asis_$v.o" ra_object "$RA" $flags "$BUILD/random_allocations_asis_$v.o" &
+  step "random_allocations_patched_$v.o" ra_object "$BUILD/random_allocations.cpp" $flags \
+    "$BUILD/random_allocations_patched_$v.o" &
+done
 if [ -n "${BVR:-}" ] && [ -f "$BVR/harness/build.sh" ]; then
   mkdir -p "$BUILD/bvr"
   step bvr-build env CARRY="$BVR" BUILD="$BUILD/bvr" CUDA_INC="$CUDA_INC" CUDA_LIB="$CUDA_LIB" \
@@ -139,12 +141,15 @@ fi
 wait
 if built libbenchmark.a; then
   for v in rapids rmmrs; do
-    built "random_allocations_$v.o" || continue
+    src=asis
+    built "random_allocations_asis_$v.o" || src=patched
+    built "random_allocations_${src}_$v.o" || continue
+    status "random_allocations_$v-source" "$([ $src = asis ] && echo as-is || echo patched)"
     libs=RMMRS_LIBS
     [ $v = rapids ] && libs=RAPIDS_LIBS
     declare -n li=$libs
-    step "random_allocations_$v" "$CXX" "$BUILD/random_allocations_$v.o" "$BUILD/libbenchmark.a" \
-      -o "$BUILD/random_allocations_$v" "${li[@]}"
+    step "random_allocations_$v" "$CXX" "$BUILD/random_allocations_${src}_$v.o" \
+      "$BUILD/libbenchmark.a" -o "$BUILD/random_allocations_$v" "${li[@]}"
     unset -n li
   done
 fi

@@ -249,7 +249,7 @@ def markdown(doc):
             by[(g["variant"], g["resource"], g["n"], g["max_mib"])] = g
         cases = sorted({(g["resource"], g["n"], g["max_mib"]) for g in gb},
                        key=lambda c: (RESOURCES.index(c[0]) if c[0] in RESOURCES else 9, c[2], c[1]))
-        p("## RMM's own benchmarks/random_allocations (RMM 26.06's; google benchmark, time per iteration)")
+        p("## RMM's own benchmarks/random_allocations (google benchmark, time per iteration)")
         p("")
         head(["resource", "N", "max MiB"] + [LABEL[v] for v in present] + [f"÷ {LABEL[a]}" for a in anchors])
         for (r, n, m) in cases:
@@ -263,9 +263,17 @@ def markdown(doc):
                 rs.append(fratio(ratio(ours["real_time"], g["real_time"]) if ok else None))
             p(f"| {r} | {n} | {m} | " + " | ".join(txt) + " | " + " | ".join(rs) + " |")
         p("")
-        p("RMM 26.10 and rmm-rs run RMM 26.06's file with one line added (`#include "
-          "<rmm/cuda_stream_view.hpp>`, which RAPIDS 26.10's headers no longer pull in); RMM 23.12 "
-          "runs its own 23.12 file.")
+        how = {"as-is": "RMM 26.06's file as it is",
+               "patched": "RMM 26.06's file with `#include <rmm/cuda_stream_view.hpp>` added (as "
+                          "it is, it does not compile: RAPIDS 26.10's headers no longer include "
+                          "that header for it)"}
+        build = doc.get("build", {})
+        for key, name in (("rmmrs", "rmm-rs"), ("rapids", "RMM 26.10")):
+            src = build.get(f"random_allocations_{key}-source")
+            if src:
+                p(f"- {name}: {how.get(src, src)}")
+        if "rmm-23.12" in present:
+            p("- RMM 23.12: RMM 23.12's own file (the 23.12 harness's build)")
         p("")
 
     build = doc.get("build", {})

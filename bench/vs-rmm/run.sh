@@ -9,8 +9,8 @@
 # bench/figure.py draws), run.log, logs.tar.gz (build logs, each process's output and JSON).
 #
 # The programs run alternating: for every workload and resource in turn (QUICK: every
-# workload), one process of each primary build (rmm-rs and RMM 26.10; their order rotating from one group to the next), then
-# the secondary build's (RMM 23.12), so that the builds see the same machine state; within a
+# workload), one process of each primary build (rmm-rs and RMM 26.10; their order rotating from
+# one group to the next), then the secondary build's (RMM 23.12), so that the builds see the same machine state; within a
 # process each cell is a median of timed runs. The run keeps to TOTAL_S seconds: the primary
 # builds first, RMM's own benchmark next, the secondary build with what its allowance
 # (SECOND_BUDGET) and the time left give; a cell that did not fit is named in the notes. For a
@@ -92,7 +92,7 @@ else
 fi
 cat "$BUILD/logs/times.txt" 2>/dev/null
 while read -r t s; do
-  [ "$s" = ok ] && continue
+  [ "$s" = FAILED ] || continue
   echo "--- $t FAILED; its log:"
   log=$BUILD/logs/$t.log
   [[ $t == bvr/* ]] && log=$BUILD/bvr/logs/${t#bvr/}.log
@@ -137,7 +137,10 @@ run_one() {
     >"$base.out" 2>"$base.err"
   rc=$?
   grep -E '^(pool|binning|arena|cuda_async|cuda) ' "$base.out" | sed 's/^/   /'
-  [ $rc -eq 0 ] || echo "   exit $rc$([ $rc -ge 124 ] && echo ' (timed out)'): $(grep -v '^\[' "$base.err" | tail -2 | tr '\n' ' ')"
+  if [ $rc -ne 0 ]; then
+    echo "   exit $rc$([ $rc -ge 124 ] && echo ' (timed out)'):" \
+      "$(grep -v '^\[' "$base.err" | tail -2 | tr '\n' ' ')"
+  fi
   if [ $rc -eq 3 ]; then
     DEAD[$v]="cannot reach a device: $(grep -v '^\[' "$base.err" | tail -1)"
   fi
@@ -151,7 +154,8 @@ est() { # a group's estimate, scaled
 }
 is_secondary() { [[ " ${secondary[*]} " == *" $1 "* ]]; }
 
-stamp "runs, alternating (a process per workload$([ "$GROUP_BY" = resource ] && echo " and resource")): ${primary[*]}${secondary:+; then ${secondary[*]} with $SECOND_BUDGET s}"
+per="a process per workload$([ "$GROUP_BY" = resource ] && echo " and resource")"
+stamp "runs, alternating ($per): ${primary[*]}${secondary:+; then ${secondary[*]} with $SECOND_BUDGET s}"
 groups=()
 for w in w2 w4 w3 w1; do
   if [ "$GROUP_BY" = workload ]; then
