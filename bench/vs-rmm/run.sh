@@ -95,7 +95,7 @@ while read -r t s; do
   [ "$s" = FAILED ] || continue
   echo "--- $t FAILED; its log:"
   log=$BUILD/logs/$t.log
-  [[ $t == bvr/* ]] && log=$BUILD/bvr/logs/${t#bvr/}.log
+  [[ $t == bvr/* ]] && log=$BUILD/bvr/logs/$(basename "${t%.o}").log
   grep -m12 -E 'error|Error' "$log" 2>/dev/null || tail -12 "$log" 2>/dev/null
 done <"$BUILD/build-status.txt"
 
@@ -104,7 +104,7 @@ declare -A EXE=([rmmrs]=$BUILD/vs_rmm_bench_rmmrs [rapids]=$BUILD/vs_rmm_bench_r
 declare -A GB_EXE=([rmmrs]=$BUILD/random_allocations_rmmrs [rapids]=$BUILD/random_allocations_rapids
   [rmm2312]=$BUILD/bvr/random_allocations_rmm)
 declare -A NAME=([rmmrs]=rmm-rs [rapids]="RMM 26.10" [rmm2312]="RMM 23.12")
-declare -A DEAD=()
+declare -A DEAD=() SKIPPED=()
 for v in rmmrs rapids rmm2312; do
   [ -x "${EXE[$v]}" ] || DEAD[$v]="not built"
 done
@@ -126,7 +126,7 @@ declare -A EST=([w2:pool]=12 [w2:binning]=3 [w2:arena]=10 [w2:cuda_async]=5 [w2:
 # One process: VARIANT WORKLOAD RESOURCE TIMEOUT. --deadline-s: no cell starts after it.
 second_left=$SECOND_BUDGET
 run_one() {
-  local v=$1 w=$2 r=$3 t=$4 d rc t0=$SECONDS
+  local v=$1 w=$2 r=$3 t=$4 d rc
   local base=$WORK/out/$v-$w-${r//,/+} extra=()
   d=$((t - 15))
   [ "$d" -ge $((t * 3 / 5)) ] || d=$((t * 3 / 5))
@@ -177,10 +177,14 @@ for g in "${groups[@]}"; do
   g0=$SECONDS
   for v in "${order[@]}"; do
     [ -n "${DEAD[$v]:-}" ] && continue
+    # what this process may take: the time left less RMM's own benchmark, less 3 s for each
+    # process still to come while that leaves 10 s
     rest=$((${#primary[@]} * (n_groups - i) - 1))
     t=$(min "$PROC_CAP" $(($(left) - GB_BUDGET - 3 * rest)))
+    [ "$t" -ge 10 ] || t=$(min "$PROC_CAP" $(($(left) - GB_BUDGET)))
     if [ "$t" -lt 10 ]; then
       echo "-- ${NAME[$v]} $w $r: skipped, no time left"
+      SKIPPED[$v]+="${SKIPPED[$v]:+, }$w ${r//,/+}"
       continue
     fi
     run_one "$v" "$w" "$r" "$t"
@@ -191,12 +195,14 @@ for g in "${groups[@]}"; do
   # the secondary builds: what their allowance and the primary builds' estimated rest leave
   est_rest=0
   for h in "${groups[@]:$i}"; do est_rest=$((est_rest + $(est "${h//,/ }"))); done
-  [ "$est_done" -gt 0 ] && [ "$spent" -gt "$est_done" ] && est_rest=$((est_rest * spent / est_done))
+  # scaled by what the groups so far took against their estimate (not below half of it)
+  [ "$est_done" -gt 0 ] && est_rest=$((est_rest * (spent > est_done / 2 ? spent : est_done / 2) / est_done))
   for v in "${secondary[@]}"; do
     [ -n "${DEAD[$v]:-}" ] && continue
     t=$(min 60 "$(min "$second_left" $(($(left) - GB_BUDGET - est_rest)))")
     if [ "$t" -lt 10 ]; then
       echo "-- ${NAME[$v]} $w $r: skipped (allowance $second_left s of $SECOND_BUDGET; time left $(left) s)"
+      SKIPPED[$v]+="${SKIPPED[$v]:+, }$w ${r//,/+}"
       continue
     fi
     t0=$SECONDS
@@ -226,6 +232,7 @@ if [ "$GB_BUDGET" -gt 0 ]; then
       is_secondary "$v" && t=$(min "$t" "$second_left")
       if [ "$t" -lt 5 ]; then
         echo "  skipped ${NAME[$v]} $c: no time left"
+        SKIPPED[$v]+="${SKIPPED[$v]:+, }random_allocations $c"
         continue
       fi
       t0=$SECONDS
@@ -243,6 +250,7 @@ stamp "comparison"
 notes=()
 for v in rmmrs rapids rmm2312; do
   [ -n "${DEAD[$v]:-}" ] && notes+=(--note "${NAME[$v]}: ${DEAD[$v]}")
+  [ -n "${SKIPPED[$v]:-}" ] && notes+=(--note "${NAME[$v]}, not run for lack of time: ${SKIPPED[$v]}")
 done
 [ -n "${DRYRUN:-}" ] && notes+=(--note "dry run on a stand-in CUDA runtime: the numbers mean nothing")
 python3 "$here/compare.py" --work "$WORK" --build-status "$BUILD/build-status.txt" \
