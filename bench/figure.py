@@ -4,8 +4,13 @@
     python3 bench/figure.py                                   # regenerate the figure
     python3 bench/figure.py [-o OUT.svg] [--title T] INPUT...  # any other input
     python3 bench/figure.py extract COMPARISON.md OUTDIR [KEY=VALUE...]
+    python3 bench/figure.py table [--all] VS_RMM_FOLDER...   # the README's table, Markdown
 
 INPUT is one of:
+  - a bench/vs-rmm output folder (its vs_rmm.json, as bench/vs-rmm/run.sh writes it in $OUT):
+    for every cell, rmm-rs's time per operation over RAPIDS's RMM 26.10's (for W3, RMM's
+    aggregate rate over rmm-rs's), and over RMM 23.12's when the run has that column, log
+    scale: below 1 means rmm-rs is faster. One marker per folder and RMM release.
   - a bench-vs-rmm output folder (the harness's $OUT, or a folder of docs/bench/data/): its
     perf_rmm.json and perf_rmmrs.json, as perf_anchor writes them. Drawn: for every cell
     (workload x resource), rmm-rs's time per operation over RMM's (for W3, RMM's aggregate
@@ -16,7 +21,12 @@ INPUT is one of:
     and async pool (async) as baselines.
 All inputs of one figure are of one kind. Without INPUT: every folder of docs/bench/data/
 that holds a perf_rmmrs.json (not the folders below them), written to
-docs/bench/bvr-ratios.svg.
+docs/bench/bvr-ratios.svg; bench/vs-rmm folders are written to docs/bench/vs-rmm-ratios.svg
+unless -o says otherwise.
+
+`table` prints the README's benchmark table from bench/vs-rmm folders: per cell, the median
+over the folders of rmm-rs ÷ RMM 26.10 (÷ RMM 23.12 in brackets where the runs have it); the
+README's rows (churn, random N=10 000, streams) or, with --all, every cell.
 
 `extract` turns a bench-vs-rmm comparison table (compare.py's comparison.md, as kept in
 docs/bench/data/<run>/) back into perf_rmm.json and perf_rmmrs.json in OUTDIR, for runs
@@ -37,6 +47,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_DATA = os.path.join(ROOT, "docs", "bench", "data")
 DEFAULT_OUT = os.path.join(ROOT, "docs", "bench", "bvr-ratios.svg")
+DEFAULT_VS_RMM_OUT = os.path.join(ROOT, "docs", "bench", "vs-rmm-ratios.svg")
 RESOURCES = ["pool", "binning", "arena", "cuda_async", "cuda"]
 RMM_BENCH_RESOURCES = ["pool", "binning", "arena", "async", "cuda"]
 MIB = 1 << 20
@@ -248,6 +259,96 @@ def load_bvr(folder):
     return label, ours.get("device", ""), ratios
 
 
+VS_RMM_ANCHORS = (("rmm-26.10", "RMM 26.10"), ("rmm-23.12", "RMM 23.12"))
+
+
+def is_vs_rmm(folder):
+    return os.path.isfile(os.path.join(folder, "vs_rmm.json"))
+
+
+def load_vs_rmm(folder, threads=W3_THREADS):
+    """bench/vs-rmm's vs_rmm.json: (label, device, {anchor: {(resource, cell): ratio}}), the
+    ratio being rmm-rs's time over the anchor's (for W3, the anchor's rate over rmm-rs's)."""
+    with open(os.path.join(folder, "vs_rmm.json"), encoding="utf-8") as f:
+        doc = json.load(f)
+    variants = doc.get("variants", {})
+
+    def index(v):
+        return {(r["resource"], r["workload"]): r for r in variants.get(v, {}).get("rows", [])
+                if "error" not in r}
+    ours = index("rmm-rs")
+    out = {}
+    for anchor, _ in VS_RMM_ANCHORS:
+        theirs = {(res, short_workload(w)): r for (res, w), r in index(anchor).items()}
+        ratios = {}
+        for (res, w), r in ours.items():
+            cell = short_workload(w)
+            a = theirs.get((res, cell))
+            if a is None:
+                continue
+            if w.startswith("W3"):
+                if r.get("threads") not in threads:
+                    continue
+                x, y = a.get("mpairs_per_s"), r.get("mpairs_per_s")
+                v = x / y if x and y else None
+            else:
+                x, y = a.get("ns_per_op"), r.get("ns_per_op")
+                v = y / x if x and y else None
+            if v is not None:
+                ratios[(res, cell)] = v
+        if ratios:
+            out[anchor] = ratios
+    meta = variants.get("rmm-rs", {}).get("meta", {})
+    label = doc.get("label") or os.path.basename(os.path.normpath(folder))
+    return label, meta.get("device", ""), out
+
+
+README_CELLS = ("W2 churn", "W1 N=10 000 1 MiB", "W4 4 streams")
+
+
+def readme_table(folders, all_cells=False):
+    """The README's table: per cell, the median over the folders of rmm-rs ÷ RMM 26.10, with
+    ÷ RMM 23.12 in brackets where the runs have that column."""
+    per = {}  # (anchor, resource, cell) -> [ratio per folder]
+    for folder in folders:
+        _, _, by_anchor = load_vs_rmm(folder, threads=(1, 2, 4, 8, 16))
+        for anchor, ratios in by_anchor.items():
+            for (res, cell), v in ratios.items():
+                per.setdefault((anchor, res, cell), []).append(v)
+
+    def median(xs):
+        xs = sorted(xs)
+        n = len(xs)
+        return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+    def fmt(v):
+        return "—" if v is None else f"{v:.2f}" if v >= 0.01 else f"{v:.3f}"
+
+    cells = sorted({c for (_, _, c) in per}, key=cell_order)
+    if not all_cells:
+        cells = [c for c in cells if c in README_CELLS or c in ("W3 T=8",)]
+    resources = [r for r in RESOURCES if any(k[1] == r for k in per)]
+    has_2312 = any(k[0] == "rmm-23.12" for k in per)
+    lines = ["| workload | " + " | ".join(resources) + " |",
+             "| --- |" + " --- |" * len(resources)]
+    for c in cells:
+        row = []
+        for r in resources:
+            a = per.get(("rmm-26.10", r, c))
+            b = per.get(("rmm-23.12", r, c))
+            txt = fmt(median(a) if a else None)
+            if has_2312:
+                txt += f" ({fmt(median(b) if b else None)})"
+            row.append(txt)
+        name = re.sub(r"^W1 N=([\d ]+) (\d+) MiB$", r"W1 N=\1, ≤ \2 MiB", c)
+        name += ": RMM's rate ÷ rmm-rs's" if c.startswith("W3") else ""
+        lines.append(f"| {name} | " + " | ".join(row) + " |")
+    runs = len(folders)
+    head = (f"rmm-rs ÷ RMM 26.10{' (÷ RMM 23.12)' if has_2312 else ''}, below 1: rmm-rs faster; "
+            f"median of {runs} run{'s' if runs != 1 else ''}")
+    return head + "\n\n" + "\n".join(lines) + "\n"
+
+
 # rmm-bench names its workloads; the figure labels cells by BENCH.md's codes, as bench-vs-rmm.
 RMM_BENCH_CODES = {"random": "W1 random", "churn": "W2 churn", "threads": "W3 threads",
                    "streams": "W4 streams", "replay": "W5 replay", "fragmentation": "W6 frag"}
@@ -370,13 +471,19 @@ def draw(series, resources, ylabel, title, out, ref_line=None, note=None):
 
 
 def main(argv):
+    if argv and argv[0] == "table":
+        rest = [a for a in argv[1:] if a != "--all"]
+        if not rest or not all(is_vs_rmm(p) for p in rest):
+            sys.exit("table: give bench/vs-rmm output folders (each with a vs_rmm.json)")
+        sys.stdout.write(readme_table(rest, all_cells="--all" in argv[1:]))
+        return 0
     if argv and argv[0] == "extract":
         if len(argv) < 3:
             sys.exit(__doc__)
         extra = dict(a.split("=", 1) for a in argv[3:])
         extract(argv[1], argv[2], extra)
         return 0
-    out, title, inputs = DEFAULT_OUT, None, []
+    out, title, inputs = None, None, []
     it = iter(argv)
     for a in it:
         if a in ("-h", "--help"):
@@ -391,6 +498,24 @@ def main(argv):
     if not inputs:
         inputs = sorted(os.path.join(DEFAULT_DATA, d) for d in os.listdir(DEFAULT_DATA)
                         if os.path.isfile(os.path.join(DEFAULT_DATA, d, "perf_rmmrs.json")))
+    if inputs and all(os.path.isdir(p) and is_vs_rmm(p) for p in inputs):
+        series, devices = [], []
+        for p in inputs:
+            label, device, by_anchor = load_vs_rmm(p)
+            for anchor, name in VS_RMM_ANCHORS:
+                if anchor in by_anchor:
+                    series.append((f"{label} \u00f7 {name}", by_anchor[anchor]))
+            devices.append(device.split(",")[0])
+        if not series:
+            sys.exit("no cell measured by both rmm-rs and an RMM release in " + ", ".join(inputs))
+        draw(series, RESOURCES,
+             "rmm-rs \u00f7 RMM, time per operation\n(W3: RMM's rate \u00f7 rmm-rs's)",
+             title or "rmm-rs \u00f7 RAPIDS's RMM 26.10 (and 23.12) per cell of bench/vs-rmm "
+                      "(below 1: rmm-rs faster)",
+             out or DEFAULT_VS_RMM_OUT, ref_line=1.0,
+             note="Devices: " + "; ".join(sorted(set(devices))) + ". Method: docs/benchmarks.md.")
+        return 0
+    out = out or DEFAULT_OUT
     if all(os.path.isdir(p) for p in inputs):
         series, devices = [], []
         for p in inputs:
