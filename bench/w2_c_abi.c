@@ -4,7 +4,8 @@
 // memory history's check on the allocation path. Prints "w2_c_abi pool|vmm_pool NS ns/op",
 // the median of ROUNDS runs of STEPS steps.
 //   gcc -O2 -I PREFIX/include bench/w2_c_abi.c -L PREFIX/lib -lrmm -lm -o w2_c_abi
-//   ./w2_c_abi pool|vmm_pool [STEPS] [ROUNDS]
+//   ./w2_c_abi pool|vmm_pool [STEPS] [ROUNDS] [POOL_MIB]
+// POOL_MIB is the pool's initial size (256 by default; rmm-bench's churn uses 8192).
 #include <rmm/rmm.h>
 
 #include <math.h>
@@ -53,13 +54,14 @@ int main(int argc, char** argv)
   char const* kind  = argc > 1 ? argv[1] : "pool";
   long const steps  = argc > 2 ? atol(argv[2]) : 1000000;
   int const rounds  = argc > 3 ? atoi(argv[3]) : 7;
+  size_t const mib  = argc > 4 ? (size_t)atol(argv[4]) : 256;
   rmm_resource_t mr = NULL;
   if (strcmp(kind, "vmm_pool") == 0) {
     CHECK(rmm_vmm_pool_create(NULL, &mr));
   } else {
     rmm_resource_t up = NULL;
     CHECK(rmm_cuda_create(&up));
-    CHECK(rmm_pool_create(up, (size_t)256 << 20, 0, &mr));
+    CHECK(rmm_pool_create(up, mib << 20, 0, &mr));
     rmm_resource_release(up);
   }
   static void* ptr[LIVE];

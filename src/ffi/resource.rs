@@ -127,15 +127,26 @@ pub unsafe extern "C" fn rmm_allocate_async(
         // SAFETY: same contract as this function.
         return unsafe { recorded_allocate(entry, resource, bytes, stream, ptr) };
     }
-    if let Some(path) = entry.and_then(|e| e.direct) {
-        if super::direct::try_allocate(path, bytes, stream as usize, ptr) {
-            return rmm_status_t::RMM_STATUS_SUCCESS;
+    if let Some(e) = entry {
+        if let Some(pool) = e.pool() {
+            if !ptr.is_null() {
+                if let Some(p) = pool.allocate_cached(bytes, stream_of(stream)) {
+                    // SAFETY: `ptr` checked non-null above.
+                    unsafe { write_out(ptr, p) };
+                    return rmm_status_t::RMM_STATUS_SUCCESS;
+                }
+            }
+        } else if let Some(path) = e.direct {
+            if super::direct::try_allocate(path, bytes, stream as usize, ptr) {
+                return rmm_status_t::RMM_STATUS_SUCCESS;
+            }
         }
     }
     checked_allocate(entry, resource, bytes, stream, ptr)
 }
 
 /// `rmm_allocate_async` through the resource (no direct path), reporting every failure.
+#[inline(never)]
 fn checked_allocate(
     entry: Option<&handle::Entry>,
     resource: rmm_resource_t,
@@ -189,15 +200,22 @@ pub extern "C" fn rmm_deallocate_async(
         }
         return status;
     }
-    if let Some(path) = entry.and_then(|e| e.direct) {
-        if super::direct::try_deallocate(path, ptr, stream as usize) {
-            return rmm_status_t::RMM_STATUS_SUCCESS;
+    if let Some(e) = entry {
+        if let Some(pool) = e.pool() {
+            if pool.deallocate_cached(ptr, bytes, stream_of(stream)) {
+                return rmm_status_t::RMM_STATUS_SUCCESS;
+            }
+        } else if let Some(path) = e.direct {
+            if super::direct::try_deallocate(path, ptr, stream as usize) {
+                return rmm_status_t::RMM_STATUS_SUCCESS;
+            }
         }
     }
     checked_deallocate(entry, resource, ptr, bytes, stream)
 }
 
 /// `rmm_deallocate_async` through the resource (no direct path), reporting every failure.
+#[inline(never)]
 fn checked_deallocate(
     entry: Option<&handle::Entry>,
     resource: rmm_resource_t,

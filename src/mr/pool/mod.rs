@@ -508,8 +508,55 @@ impl std::fmt::Debug for PoolMemoryResource {
     }
 }
 
-impl DeviceMemoryResource for PoolMemoryResource {
-    fn allocate(&self, bytes: usize, stream: Stream) -> Result<*mut c_void> {
+impl PoolMemoryResource {
+    /// The hit path of an allocation: a block the calling thread's front holds for `bytes`
+    /// on `stream`, or `None`, having changed nothing, when the full path must answer (a
+    /// size of 0 or over the fronts' limit, another stream, an empty bin). Inlined into
+    /// both allocation entry points (this trait's and the C ABI's), with everything else
+    /// out of line: the hit path then needs few registers and a small stack frame.
+    #[inline(always)]
+    pub(crate) fn allocate_cached(&self, bytes: usize, stream: Stream) -> Option<*mut c_void> {
+        if bytes.wrapping_sub(1) >= front::FRONT_MAX {
+            return None;
+        }
+        // At most FRONT_MAX: no overflow.
+        let rounded = (bytes + ALIGN - 1) & !(ALIGN - 1);
+        let me = thread_slot();
+        let mut f = self.core.fronts.of(me).lock();
+        if f.owner != me || f.stream != Some(front::norm(stream)) {
+            return None;
+        }
+        let p = f.take(rounded)?;
+        drop(f);
+        crate::counters::bump(crate::counters::Counter::FrontHits);
+        Some(p as *mut c_void)
+    }
+
+    /// The hit path of a free: true when the calling thread's front handed `ptr` out and
+    /// keeps it; false, having changed nothing, when the full path must answer (see
+    /// [`Self::allocate_cached`]).
+    #[inline(always)]
+    pub(crate) fn deallocate_cached(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> bool {
+        let me = thread_slot();
+        let mut f = self.core.fronts.of(me).lock();
+        if f.owner != me
+            || !f.keep(
+                ptr as usize,
+                bytes,
+                front::norm(stream),
+                self.core.fronts.budget(),
+            )
+        {
+            return false;
+        }
+        drop(f);
+        crate::counters::bump(crate::counters::Counter::FrontHits);
+        true
+    }
+
+    /// An allocation the front did not serve.
+    #[inline(never)]
+    fn allocate_uncached(&self, bytes: usize, stream: Stream) -> Result<*mut c_void> {
         if bytes == 0 {
             return Ok(std::ptr::null_mut());
         }
@@ -517,16 +564,6 @@ impl DeviceMemoryResource for PoolMemoryResource {
             let inner = self.core.inner.lock();
             return Err(self.oom(&inner, bytes, "request too large"));
         };
-        if rounded <= front::FRONT_MAX {
-            let me = thread_slot();
-            let mut f = self.core.fronts.of(me).lock();
-            if f.owner == me && f.stream == Some(front::norm(stream)) {
-                if let Some(p) = f.take(rounded) {
-                    crate::counters::bump(crate::counters::Counter::FrontHits);
-                    return Ok(p as *mut c_void);
-                }
-            }
-        }
         if let Some(p) = self.allocate_structures(rounded, stream, false)? {
             return Ok(p);
         }
@@ -534,7 +571,10 @@ impl DeviceMemoryResource for PoolMemoryResource {
         self.allocate_growing(rounded, stream)
     }
 
-    fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
+    /// A free the front did not keep: one it holds but lets go, one it does not hold, or a
+    /// bad one (reported, nothing changed).
+    #[inline(never)]
+    fn deallocate_uncached(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
         if ptr.is_null() {
             return Ok(());
         }
@@ -558,6 +598,24 @@ impl DeviceMemoryResource for PoolMemoryResource {
             }
             front::Freed::NotHere => self.deallocate_slow(ptr, bytes, stream),
         }
+    }
+}
+
+impl DeviceMemoryResource for PoolMemoryResource {
+    #[inline]
+    fn allocate(&self, bytes: usize, stream: Stream) -> Result<*mut c_void> {
+        match self.allocate_cached(bytes, stream) {
+            Some(p) => Ok(p),
+            None => self.allocate_uncached(bytes, stream),
+        }
+    }
+
+    #[inline]
+    fn deallocate(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
+        if self.deallocate_cached(ptr, bytes, stream) {
+            return Ok(());
+        }
+        self.deallocate_uncached(ptr, bytes, stream)
     }
 
     fn name(&self) -> &'static str {
