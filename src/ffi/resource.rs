@@ -127,6 +127,7 @@ pub unsafe extern "C" fn rmm_allocate_async(
         // SAFETY: same contract as this function.
         return unsafe { recorded_allocate(entry, resource, bytes, stream, ptr) };
     }
+    let mut front_missed = false;
     if let Some(e) = entry {
         if let Some(pool) = e.pool() {
             if !ptr.is_null() {
@@ -135,6 +136,7 @@ pub unsafe extern "C" fn rmm_allocate_async(
                     unsafe { write_out(ptr, p) };
                     return rmm_status_t::RMM_STATUS_SUCCESS;
                 }
+                front_missed = true;
             }
         } else if let Some(path) = e.direct {
             if super::direct::try_allocate(path, bytes, stream as usize, ptr) {
@@ -142,10 +144,12 @@ pub unsafe extern "C" fn rmm_allocate_async(
             }
         }
     }
-    checked_allocate(entry, resource, bytes, stream, ptr)
+    checked_allocate(entry, resource, bytes, stream, ptr, front_missed)
 }
 
 /// `rmm_allocate_async` through the resource (no direct path), reporting every failure.
+/// `front_missed`: a pool's front was just asked and had nothing, so the pool's uncached
+/// path answers without asking it again.
 #[inline(never)]
 fn checked_allocate(
     entry: Option<&handle::Entry>,
@@ -153,12 +157,16 @@ fn checked_allocate(
     bytes: usize,
     stream: rmm_stream_t,
     ptr: *mut *mut c_void,
+    front_missed: bool,
 ) -> rmm_status_t {
     guard("rmm_allocate_async", || {
         non_null(ptr, "ptr")?;
         let s = stream_of(stream);
         let p = match entry {
-            Some(e) => e.resource.allocate(bytes, s)?,
+            Some(e) => match e.pool().filter(|_| front_missed) {
+                Some(pool) => pool.allocate_uncached(bytes, s)?,
+                None => e.resource.allocate(bytes, s)?,
+            },
             // Not a live handle: the locked path reports exactly what is wrong.
             None => handle::RESOURCES.with(resource as usize, |r| r.allocate(bytes, s))?,
         };
@@ -189,7 +197,7 @@ pub extern "C" fn rmm_deallocate_async(
     // One lookup of the handle serves both paths (see `rmm_allocate_async`).
     let entry = handle::RESOURCES.entry(resource as usize);
     if crate::history::enabled() {
-        let status = checked_deallocate(entry, resource, ptr, bytes, stream);
+        let status = checked_deallocate(entry, resource, ptr, bytes, stream, false);
         if !ptr.is_null() {
             let kind = if status == rmm_status_t::RMM_STATUS_SUCCESS {
                 crate::history::EventKind::Free
@@ -200,21 +208,24 @@ pub extern "C" fn rmm_deallocate_async(
         }
         return status;
     }
+    let mut front_missed = false;
     if let Some(e) = entry {
         if let Some(pool) = e.pool() {
             if pool.deallocate_cached(ptr, bytes, stream_of(stream)) {
                 return rmm_status_t::RMM_STATUS_SUCCESS;
             }
+            front_missed = true;
         } else if let Some(path) = e.direct {
             if super::direct::try_deallocate(path, ptr, stream as usize) {
                 return rmm_status_t::RMM_STATUS_SUCCESS;
             }
         }
     }
-    checked_deallocate(entry, resource, ptr, bytes, stream)
+    checked_deallocate(entry, resource, ptr, bytes, stream, front_missed)
 }
 
 /// `rmm_deallocate_async` through the resource (no direct path), reporting every failure.
+/// `front_missed`: as for [`checked_allocate`].
 #[inline(never)]
 fn checked_deallocate(
     entry: Option<&handle::Entry>,
@@ -222,11 +233,15 @@ fn checked_deallocate(
     ptr: *mut c_void,
     bytes: usize,
     stream: rmm_stream_t,
+    front_missed: bool,
 ) -> rmm_status_t {
     guard("rmm_deallocate_async", || {
         let s: Stream = stream_of(stream);
         match entry {
-            Some(e) => e.resource.deallocate(ptr, bytes, s),
+            Some(e) => match e.pool().filter(|_| front_missed) {
+                Some(pool) => pool.deallocate_uncached(ptr, bytes, s),
+                None => e.resource.deallocate(ptr, bytes, s),
+            },
             None => handle::RESOURCES.with(resource as usize, |r| r.deallocate(ptr, bytes, s)),
         }
     })
@@ -245,7 +260,7 @@ unsafe fn recorded_allocate(
     stream: rmm_stream_t,
     ptr: *mut *mut c_void,
 ) -> rmm_status_t {
-    let status = checked_allocate(entry, resource, bytes, stream, ptr);
+    let status = checked_allocate(entry, resource, bytes, stream, ptr, false);
     if bytes == 0 || ptr.is_null() {
         return status;
     }

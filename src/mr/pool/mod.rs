@@ -554,9 +554,9 @@ impl PoolMemoryResource {
         true
     }
 
-    /// An allocation the front did not serve.
+    /// An allocation the front did not serve ([`Self::allocate_cached`] returned `None`).
     #[inline(never)]
-    fn allocate_uncached(&self, bytes: usize, stream: Stream) -> Result<*mut c_void> {
+    pub(crate) fn allocate_uncached(&self, bytes: usize, stream: Stream) -> Result<*mut c_void> {
         if bytes == 0 {
             return Ok(std::ptr::null_mut());
         }
@@ -571,10 +571,15 @@ impl PoolMemoryResource {
         self.allocate_growing(rounded, stream)
     }
 
-    /// A free the front did not keep: one it holds but lets go, one it does not hold, or a
-    /// bad one (reported, nothing changed).
+    /// A free the front did not keep ([`Self::deallocate_cached`] returned false): one it
+    /// holds but lets go, one it does not hold, or a bad one (reported, nothing changed).
     #[inline(never)]
-    fn deallocate_uncached(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> Result<()> {
+    pub(crate) fn deallocate_uncached(
+        &self,
+        ptr: *mut c_void,
+        bytes: usize,
+        stream: Stream,
+    ) -> Result<()> {
         if ptr.is_null() {
             return Ok(());
         }
