@@ -53,6 +53,13 @@ impl<T> SpinLock<T> {
         SpinGuard(self)
     }
 
+    /// A pointer to the value, for a lock that can prove exclusive access another way
+    /// ([`crate::biased_lock`]); dereferencing it is up to that proof.
+    #[inline(always)]
+    pub fn data_ptr(&self) -> *mut T {
+        self.value.get()
+    }
+
     /// The value, without locking: `&mut self` already excludes every other user.
     pub fn get_mut(&mut self) -> &mut T {
         self.value.get_mut()

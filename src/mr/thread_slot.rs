@@ -13,6 +13,8 @@ use std::sync::Weak;
 
 use parking_lot::Mutex;
 
+use crate::runtime::os;
+
 /// Something with per-thread state to hand back when a thread ends.
 pub(crate) trait ThreadExit: Send + Sync {
     /// The thread that held `slot` is ending (its thread-locals are being destroyed).
@@ -36,6 +38,7 @@ struct Holder {
 impl Drop for Holder {
     fn drop(&mut self) {
         MINE.with(|m| m.set(NO_SLOT));
+        os::set_thread_word(0);
         let hooks = std::mem::take(&mut *self.hooks.borrow_mut());
         if !crate::runtime::process_is_exiting() {
             for hook in hooks.iter().filter_map(Weak::upgrade) {
@@ -62,22 +65,29 @@ thread_local! {
 /// The calling thread's slot (see the module docs), or [`NO_SLOT`] while the thread ends.
 #[inline(always)]
 pub(crate) fn thread_slot() -> usize {
-    let s = MINE.with(Cell::get);
-    if s < NO_SLOT - 1 {
-        return s;
+    // The slot plus one, 0 until `first_slot` stored it.
+    let word = os::thread_word();
+    if word != 0 {
+        return word - 1;
     }
-    first_slot(s)
+    first_slot()
 }
 
 #[cold]
 #[inline(never)]
-fn first_slot(s: usize) -> usize {
+fn first_slot() -> usize {
+    let s = MINE.with(Cell::get);
+    if s < NO_SLOT - 1 {
+        // Not reached while the thread word holds the slot.
+        return s;
+    }
     if s == NO_SLOT {
         return NO_SLOT;
     }
     match HOLDER.try_with(|h| h.slot) {
         Ok(slot) => {
             MINE.with(|m| m.set(slot));
+            os::set_thread_word(slot + 1);
             slot
         }
         Err(_) => NO_SLOT,

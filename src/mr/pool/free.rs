@@ -60,7 +60,7 @@ impl PoolMemoryResource {
             Owned::Adopted { block, size } => {
                 let f = adopt.expect("adopted for this front") as usize;
                 let kept = {
-                    let mut g = self.core.fronts.of(f).lock();
+                    let mut g = self.core.fronts.of(f).lock_as(me);
                     // The front may have filled up (or been emptied) since it was asked.
                     g.owner == me
                         && g.adopt(
@@ -86,7 +86,7 @@ impl PoolMemoryResource {
             Owned::Cached(f) => {
                 // Held by front `f` (handed out by it, or freed already).
                 let freed = {
-                    let mut g = self.core.fronts.of(f as usize).lock();
+                    let mut g = self.core.fronts.of(f as usize).lock_as(me);
                     let keep = g.owner == me;
                     self.core.front_free(&mut g, ptr, bytes, stream, keep)?
                 };
@@ -117,7 +117,7 @@ impl PoolMemoryResource {
             return (None, true);
         };
         let norm = front::norm(stream);
-        let f = self.core.fronts.of(me).lock();
+        let f = self.core.fronts.of(me).lock_as(me);
         let keep = f.owner == me && f.would_keep(size, norm, self.core.fronts.budget());
         (
             keep.then_some((me & (self.core.fronts.len() - 1)) as u16),
@@ -137,7 +137,7 @@ impl PoolMemoryResource {
         }
         let (mut out, mut batches) = (Vec::new(), 0);
         {
-            let mut f = self.core.fronts.of(me).lock();
+            let mut f = self.core.fronts.of(me).lock_as(me);
             if f.owner != me && f.owner != front::UNCLAIMED {
                 return;
             }

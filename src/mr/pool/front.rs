@@ -26,11 +26,11 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{mapping_insert, mapping_search, round_up, ALIGN, NAME, UNIT_SHIFT};
+use crate::biased_lock::{BiasedLock, LockGuard, Owned, OwnerGuard};
 use crate::error::{Error, Result};
 use crate::mr::size_classes::{bin_of, BIN_CAPS, CACHED_MAX, CLASSES};
 use crate::mr::stream_ordered::thread_number;
 use crate::runtime::Stream;
-use crate::spin_lock::{SpinGuard, SpinLock};
 
 /// Blocks up to this size are cached.
 pub(super) const FRONT_MAX: usize = CACHED_MAX;
@@ -607,20 +607,41 @@ impl Front {
     }
 }
 
-/// A front behind a [`SpinLock`], on its own cache lines. The owning thread is almost
-/// always the only one to take it (others do when they empty it).
-#[repr(align(128))]
-pub(super) struct FrontCell(SpinLock<Front>);
+impl Owned for Front {
+    #[inline(always)]
+    fn owner(&self) -> usize {
+        self.owner
+    }
+}
 
-/// Exclusive access to a front.
-pub(super) type FrontGuard<'a> = SpinGuard<'a, Front>;
+/// A front behind a lock biased to its owner, on its own cache lines. The owning thread is
+/// almost always the only one to take it (others do when they empty it or free a block it
+/// handed out), so it enters without an atomic read-modify-write.
+#[repr(align(128))]
+pub(super) struct FrontCell(BiasedLock<Front>);
+
+/// Exclusive access to a front, under its lock.
+pub(super) type FrontGuard<'a> = LockGuard<'a, Front>;
 
 impl FrontCell {
     fn new() -> Self {
-        FrontCell(SpinLock::new(Front::new()))
+        FrontCell(BiasedLock::new(Front::new()))
     }
 
+    /// The owner's way in without the lock, when the front is biased to thread slot `me`
+    /// (which then owns it).
     #[inline(always)]
+    pub fn enter(&self, me: usize) -> Option<OwnerGuard<'_, Front>> {
+        self.0.enter(me)
+    }
+
+    /// The front, locked by thread slot `me` (its owner or not).
+    #[inline(always)]
+    pub fn lock_as(&self, me: usize) -> FrontGuard<'_> {
+        self.0.lock_as(me)
+    }
+
+    /// The front, locked by a thread that owns none (emptying, introspection).
     pub fn lock(&self) -> FrontGuard<'_> {
         self.0.lock()
     }
@@ -688,6 +709,12 @@ impl Fronts {
     /// Every front.
     pub fn all(&self) -> impl Iterator<Item = &FrontCell> {
         self.list.iter()
+    }
+
+    /// Takes every front's bias from its owner at once (one heavy fence, not one per
+    /// front), before a pass that locks them all.
+    pub fn revoke_all(&self) {
+        crate::biased_lock::revoke_all(self.list.iter().map(|c| &c.0));
     }
 }
 

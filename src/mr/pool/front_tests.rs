@@ -235,6 +235,126 @@ fn blocks_handed_out_by_a_front_may_be_freed_by_another_thread() {
 }
 
 #[test]
+fn a_busy_owner_enters_its_front_without_the_lock_until_another_thread_takes_it() {
+    let pool = Arc::new(PoolMemoryResource::new(cuda(), 16 << 20, None).unwrap());
+    warm(&pool, Stream::DEFAULT);
+    let me = thread_slot();
+    let biased = || pool.core.fronts.of(me).enter(me).is_some();
+    for _ in 0..crate::biased_lock::REBIAS_AFTER {
+        let p = pool.allocate(4096, Stream::DEFAULT).unwrap();
+        pool.deallocate(p, 4096, Stream::DEFAULT).unwrap();
+    }
+    if !crate::runtime::os::heavy_fence_available() {
+        assert!(!biased(), "never biased without membarrier");
+        return;
+    }
+    assert!(biased(), "biased after a run of the owner's own operations");
+    // A block the owner handed out, freed by another thread: the bias is revoked and the
+    // free still finds its block in the owner's front.
+    let b = pool.allocate(4096, Stream::DEFAULT).unwrap() as usize;
+    let p2 = pool.clone();
+    std::thread::spawn(move || {
+        p2.deallocate(b as *mut c_void, 4096, Stream::DEFAULT)
+            .unwrap()
+    })
+    .join()
+    .unwrap();
+    assert!(!biased());
+    let err = pool
+        .deallocate(b as *mut c_void, 4096, Stream::DEFAULT)
+        .unwrap_err();
+    assert!(err.to_string().contains("already freed"), "{err}");
+    // Introspection empties the fronts: it takes every bias too.
+    for _ in 0..=crate::biased_lock::REBIAS_AFTER {
+        let p = pool.allocate(4096, Stream::DEFAULT).unwrap();
+        pool.deallocate(p, 4096, Stream::DEFAULT).unwrap();
+    }
+    assert!(biased());
+    assert_eq!(pool.bytes_free(), pool.pool_size());
+    assert!(!biased());
+}
+
+#[test]
+fn biased_owners_lose_nothing_to_cross_thread_frees_and_emptying() {
+    // Rare enough for the owners to win their bias back in between, and so often that
+    // they stay on the lock.
+    owners_and_a_freer(5_000, 2);
+    owners_and_a_freer(8, 64);
+}
+
+/// Two owners churn and hand every `every`-th block to a third thread, which frees it (a
+/// free into the owner's front) and empties every front after each `flush_every` of them.
+/// Every allocation is checked against all live blocks, every free must succeed, and at
+/// the end the pool is whole.
+fn owners_and_a_freer(every: u32, flush_every: usize) {
+    let pool = Arc::new(PoolMemoryResource::new(cuda(), 64 << 20, None).unwrap());
+    let live: Arc<parking_lot::Mutex<BTreeMap<usize, usize>>> = Arc::default();
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, usize)>();
+    let owners: Vec<_> = (0..2u64)
+        .map(|t| {
+            let (pool, live, tx) = (pool.clone(), live.clone(), tx.clone());
+            std::thread::spawn(move || {
+                let mut rng = 0x9e37_79b9_7f4a_7c15u64 ^ t;
+                let mut mine: Vec<(usize, usize)> = Vec::new();
+                for step in 0..40_000u32 {
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    if mine.len() < 64 {
+                        let size = 256 << (rng % 8);
+                        let p = pool.allocate(size, Stream::DEFAULT).unwrap() as usize;
+                        let mut l = live.lock();
+                        if let Some((&b, &n)) = l.range(..=p).next_back() {
+                            assert!(b + n <= p, "{p:#x} handed out inside live {b:#x}+{n}");
+                        }
+                        if let Some((&b, _)) = l.range(p..).next() {
+                            assert!(p + size <= b, "{p:#x}+{size} overlaps live {b:#x}");
+                        }
+                        l.insert(p, size);
+                        drop(l);
+                        mine.push((p, size));
+                    } else {
+                        let (p, size) = mine.swap_remove((rng >> 8) as usize % mine.len());
+                        if step % every == 0 {
+                            tx.send((p, size)).unwrap();
+                        } else {
+                            live.lock().remove(&p);
+                            pool.deallocate(p as *mut c_void, size, Stream::DEFAULT)
+                                .unwrap();
+                        }
+                    }
+                }
+                for (p, size) in mine {
+                    live.lock().remove(&p);
+                    pool.deallocate(p as *mut c_void, size, Stream::DEFAULT)
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    drop(tx);
+    let freer = {
+        let (pool, live) = (pool.clone(), live.clone());
+        std::thread::spawn(move || {
+            for (k, (p, size)) in rx.into_iter().enumerate() {
+                live.lock().remove(&p);
+                pool.deallocate(p as *mut c_void, size, Stream::DEFAULT)
+                    .unwrap();
+                if k % flush_every == 0 {
+                    pool.front_cached();
+                }
+            }
+        })
+    };
+    for o in owners {
+        o.join().unwrap();
+    }
+    freer.join().unwrap();
+    assert!(live.lock().is_empty());
+    assert_eq!(pool.bytes_free(), pool.pool_size());
+}
+
+#[test]
 fn fronts_are_emptied_before_the_pool_grows_or_fails() {
     // A bounded pool whose free memory sits in the front: a request that needs all of it
     // must get it back rather than fail.

@@ -199,6 +199,7 @@ impl Core {
     fn flush_fronts(&self, only: Option<Stream>) {
         let only = only.map(front::norm);
         let (mut out, mut batches) = (Vec::new(), 0);
+        self.fronts.revoke_all();
         for cell in self.fronts.all() {
             let mut f = cell.lock();
             if f.cached_count > 0 && (only.is_none() || f.stream == only) {
@@ -238,7 +239,7 @@ impl ThreadExit for Core {
     fn thread_exited(&self, slot: usize) {
         let (mut out, mut batches) = (Vec::new(), 0);
         {
-            let mut f = self.fronts.of(slot).lock();
+            let mut f = self.fronts.of(slot).lock_as(slot);
             if f.owner == slot {
                 batches = self.drain(&mut f, &mut out);
                 f.owner = front::UNCLAIMED;
@@ -491,6 +492,7 @@ impl PoolMemoryResource {
     /// Bytes held free in the fronts (without emptying them).
     #[cfg(test)]
     fn front_cached(&self) -> usize {
+        self.core.fronts.revoke_all();
         self.core.fronts.all().map(|c| c.lock().cached_bytes).sum()
     }
 }
@@ -522,14 +524,23 @@ impl PoolMemoryResource {
         // At most FRONT_MAX: no overflow.
         let rounded = (bytes + ALIGN - 1) & !(ALIGN - 1);
         let me = thread_slot();
-        let mut f = self.core.fronts.of(me).lock();
-        if f.owner != me || f.stream != Some(front::norm(stream)) {
-            return None;
-        }
-        let p = f.take(rounded)?;
-        drop(f);
+        let p = match self.core.fronts.of(me).enter(me) {
+            // Biased to this thread, which therefore owns the front.
+            Some(mut f) => take_on(&mut f, rounded, stream),
+            None => self.take_locked(me, rounded, stream),
+        }?;
         crate::counters::bump(crate::counters::Counter::FrontHits);
         Some(p as *mut c_void)
+    }
+
+    /// [`Self::allocate_cached`] when the front is not biased to the thread: under its lock.
+    #[inline(never)]
+    fn take_locked(&self, me: usize, rounded: usize, stream: Stream) -> Option<usize> {
+        let mut f = self.core.fronts.of(me).lock_as(me);
+        if f.owner != me {
+            return None;
+        }
+        take_on(&mut f, rounded, stream)
     }
 
     /// The hit path of a free: true when the calling thread's front handed `ptr` out and
@@ -538,20 +549,29 @@ impl PoolMemoryResource {
     #[inline(always)]
     pub(crate) fn deallocate_cached(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> bool {
         let me = thread_slot();
-        let mut f = self.core.fronts.of(me).lock();
-        if f.owner != me
-            || !f.keep(
+        let budget = self.core.fronts.budget();
+        let kept = match self.core.fronts.of(me).enter(me) {
+            Some(mut f) => f.keep(ptr as usize, bytes, front::norm(stream), budget),
+            None => self.keep_locked(me, ptr, bytes, stream),
+        };
+        if kept {
+            crate::counters::bump(crate::counters::Counter::FrontHits);
+        }
+        kept
+    }
+
+    /// [`Self::deallocate_cached`] when the front is not biased to the thread: under its
+    /// lock.
+    #[inline(never)]
+    fn keep_locked(&self, me: usize, ptr: *mut c_void, bytes: usize, stream: Stream) -> bool {
+        let mut f = self.core.fronts.of(me).lock_as(me);
+        f.owner == me
+            && f.keep(
                 ptr as usize,
                 bytes,
                 front::norm(stream),
                 self.core.fronts.budget(),
             )
-        {
-            return false;
-        }
-        drop(f);
-        crate::counters::bump(crate::counters::Counter::FrontHits);
-        true
     }
 
     /// An allocation the front did not serve ([`Self::allocate_cached`] returned `None`).
@@ -585,7 +605,7 @@ impl PoolMemoryResource {
         }
         let me = thread_slot();
         let freed = {
-            let mut f = self.core.fronts.of(me).lock();
+            let mut f = self.core.fronts.of(me).lock_as(me);
             if f.owner == me {
                 self.core.front_free(&mut f, ptr, bytes, stream, true)?
             } else {
@@ -604,6 +624,15 @@ impl PoolMemoryResource {
             front::Freed::NotHere => self.deallocate_slow(ptr, bytes, stream),
         }
     }
+}
+
+/// A front hit for `rounded` bytes on `stream`, if front `f` caches for that stream.
+#[inline(always)]
+fn take_on(f: &mut front::Front, rounded: usize, stream: Stream) -> Option<usize> {
+    if f.stream != Some(front::norm(stream)) {
+        return None;
+    }
+    f.take(rounded)
 }
 
 impl DeviceMemoryResource for PoolMemoryResource {
