@@ -69,7 +69,7 @@ impl PoolMemoryResource {
                             block,
                             owner,
                             front::norm(stream),
-                            self.core.fronts.budget(),
+                            self.core.fronts.limits(),
                         )
                 };
                 if !kept {
@@ -118,7 +118,7 @@ impl PoolMemoryResource {
         };
         let norm = front::norm(stream);
         let f = self.core.fronts.of(me).lock_as(me);
-        let keep = f.owner == me && f.would_keep(size, norm, self.core.fronts.budget());
+        let keep = f.owner == me && f.would_keep(size, norm, self.core.fronts.limits());
         (
             keep.then_some((me & (self.core.fronts.len() - 1)) as u16),
             f.owner == me && f.stream == Some(norm),

@@ -23,12 +23,12 @@
 //!   on introspection, when their stream is destroyed, when they switch streams and when
 //!   their thread ends. Statistics count cached blocks as free.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
 use super::{mapping_insert, mapping_search, round_up, ALIGN, NAME, UNIT_SHIFT};
 use crate::biased_lock::{BiasedLock, LockGuard, Owned, OwnerGuard};
 use crate::error::{Error, Result};
-use crate::mr::size_classes::{bin_of, BIN_CAPS, CACHED_MAX, CLASSES};
+use crate::mr::size_classes::{bin_of, caps_for, CACHED_MAX, CLASSES};
 use crate::mr::stream_ordered::thread_number;
 use crate::runtime::Stream;
 
@@ -40,7 +40,7 @@ const _: () = assert!(CLASSES <= 256);
 /// a large pool hits the front on 96% of its operations with 128 MiB, against 87% with
 /// 32 MiB; a miss costs several hits (the pool's lock, lists and merges): the C ABI's churn
 /// took 20 ns per operation instead of 29 (host runtime).
-const FRONT_BYTES: usize = 128 << 20;
+const FRONT_BYTES: usize = 256 << 20;
 /// A front holds at most this fraction of its pool's size, but may hold
 /// [`FRONT_MIN_BYTES`] (see [`Fronts::set_pool_size`]). A 64th raised the vmm pool's peak
 /// on the streams workload (a pool growing from nothing) from 1.18 to 1.23 times the live
@@ -366,18 +366,18 @@ impl Front {
         &mut self.table.slots[i as usize]
     }
 
-    /// Whether a free block of `size` may be kept within `budget` bytes.
+    /// Whether a free block of `size` may be kept within `limits`.
     #[inline(always)]
-    fn room(&self, size: usize, budget: usize) -> bool {
-        size <= FRONT_MAX && self.room_in(bin_of(size), size, budget)
+    fn room(&self, size: usize, limits: &Limits) -> bool {
+        size <= FRONT_MAX && self.room_in(bin_of(size), size, limits)
     }
 
     /// [`Self::room`] for a block of `size` (at most [`FRONT_MAX`]) of class `c`.
     #[inline(always)]
-    fn room_in(&self, c: usize, size: usize, budget: usize) -> bool {
+    fn room_in(&self, c: usize, size: usize, limits: &Limits) -> bool {
         // Both tests, one branch: each alone is near a coin toss while the pool's free
         // blocks fill the front (the churn workload), together they are mostly true.
-        (self.counts[c] < BIN_CAPS[c]) & (self.cached_bytes + size <= budget)
+        (self.counts[c] < limits.cap(c)) & (self.cached_bytes + size <= limits.bytes())
     }
 
     /// Files the entry of slot `i` (free) in its bin.
@@ -487,7 +487,7 @@ impl Front {
         bytes: usize,
         stream: Stream,
         keep: bool,
-        budget: usize,
+        limits: &Limits,
     ) -> Result<Freed> {
         let Some(i) = self.table.find(ptr) else {
             return Ok(Freed::NotHere);
@@ -507,7 +507,7 @@ impl Front {
         }
         if keep
             && self.stream == Some(stream)
-            && self.room_in(en.class as usize, en.size as usize, budget)
+            && self.room_in(en.class as usize, en.size as usize, limits)
         {
             self.push(i);
             return Ok(Freed::Kept);
@@ -527,7 +527,7 @@ impl Front {
     /// room within `budget`. False, with nothing changed, for anything else: the caller then
     /// takes the full path ([`Front::free`]), which reports or returns the block.
     #[inline(always)]
-    pub fn keep(&mut self, ptr: usize, bytes: usize, stream: Stream, budget: usize) -> bool {
+    pub fn keep(&mut self, ptr: usize, bytes: usize, stream: Stream, limits: &Limits) -> bool {
         let Some(i) = self.table.find(ptr) else {
             return false;
         };
@@ -538,7 +538,7 @@ impl Front {
         if bytes.wrapping_add(ALIGN - 1) & !(ALIGN - 1) != req
             || req == 0
             || self.stream != Some(stream)
-            || !self.room_in(class, size, budget)
+            || !self.room_in(class, size, limits)
         {
             return false;
         }
@@ -546,10 +546,10 @@ impl Front {
         true
     }
 
-    /// Whether a block of `size` freed on `stream` would be kept now, within `budget`.
+    /// Whether a block of `size` freed on `stream` would be kept now, within `limits`.
     #[inline]
-    pub fn would_keep(&self, size: usize, stream: Stream, budget: usize) -> bool {
-        self.stream == Some(stream) && self.room(size, budget)
+    pub fn would_keep(&self, size: usize, stream: Stream, limits: &Limits) -> bool {
+        self.stream == Some(stream) && self.room(size, limits)
     }
 
     /// Keeps a block just marked `Cached` in its structure (free, in a bin); false when it
@@ -561,9 +561,9 @@ impl Front {
         block: u32,
         owner: u32,
         stream: Stream,
-        budget: usize,
+        limits: &Limits,
     ) -> bool {
-        if !self.would_keep(size, stream, budget) {
+        if !self.would_keep(size, stream, limits) {
             return false;
         }
         if !self.table.has_room() {
@@ -655,9 +655,48 @@ impl FrontCell {
 #[repr(align(128))]
 pub(super) struct Fronts {
     list: Box<[FrontCell]>,
-    /// Bytes each front may hold: [`FRONT_BYTES`], or less in a small pool (see
-    /// [`Fronts::set_pool_size`]). Read at every free, written when the pool grows.
-    budget: AtomicUsize,
+    /// What each front may hold. Read at every free, written when the pool grows.
+    limits: Limits,
+}
+
+/// What a front may hold: bytes in all ([`FRONT_BYTES`], or less in a small pool: see
+/// [`Fronts::set_pool_size`]) and blocks in each bin ([`caps_for`] those bytes).
+pub(super) struct Limits {
+    bytes: AtomicUsize,
+    caps: [AtomicU8; CLASSES],
+}
+
+impl Limits {
+    /// The limits of a front of `bytes`.
+    pub fn new(bytes: usize) -> Self {
+        let l = Limits {
+            bytes: AtomicUsize::new(0),
+            caps: [const { AtomicU8::new(1) }; CLASSES],
+        };
+        l.set(bytes);
+        l
+    }
+
+    /// Changes the limits to those of a front of `bytes` (racing readers see some of the old
+    /// caps and some of the new for a moment: either is a valid limit).
+    fn set(&self, bytes: usize) {
+        for (cap, v) in self.caps.iter().zip(caps_for(bytes)) {
+            cap.store(v, Ordering::Relaxed);
+        }
+        self.bytes.store(bytes, Ordering::Relaxed);
+    }
+
+    /// Bytes a front may hold.
+    #[inline(always)]
+    pub fn bytes(&self) -> usize {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
+    /// Blocks bin `c` may hold.
+    #[inline(always)]
+    fn cap(&self, c: usize) -> u8 {
+        self.caps[c].load(Ordering::Relaxed)
+    }
 }
 
 impl Fronts {
@@ -672,14 +711,14 @@ impl Fronts {
             .next_power_of_two();
         Fronts {
             list: (0..n).map(|_| FrontCell::new()).collect(),
-            budget: AtomicUsize::new(FRONT_MIN_BYTES),
+            limits: Limits::new(FRONT_MIN_BYTES),
         }
     }
 
-    /// The bytes a front may hold now.
+    /// What a front may hold now.
     #[inline(always)]
-    pub fn budget(&self) -> usize {
-        self.budget.load(Ordering::Relaxed)
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     /// Sizes the fronts' budget for a pool of `pool_size` bytes: 1/[`POOL_SHARE`] of it,
@@ -689,10 +728,10 @@ impl Fronts {
     /// a pool growing from nothing under the streams workload took 1.70 times its peak live
     /// bytes from upstream, against 1.36 times without fronts.
     pub fn set_pool_size(&self, pool_size: usize) {
-        self.budget.store(
-            (pool_size / POOL_SHARE).clamp(FRONT_MIN_BYTES, FRONT_BYTES),
-            Ordering::Relaxed,
-        );
+        let bytes = (pool_size / POOL_SHARE).clamp(FRONT_MIN_BYTES, FRONT_BYTES);
+        if bytes != self.limits.bytes() {
+            self.limits.set(bytes);
+        }
     }
 
     /// The front of thread slot `slot`.
@@ -788,7 +827,7 @@ mod table_tests {
                             continue;
                         }
                         let size = units << UNIT_SHIFT;
-                        if f.adopt(a, size, k as u32, 0, s, FRONT_BYTES) {
+                        if f.adopt(a, size, k as u32, 0, s, &Limits::new(FRONT_BYTES)) {
                             model.insert(a, (size, St::Free));
                         }
                     }
@@ -815,18 +854,18 @@ mod table_tests {
                         let a = addr(k);
                         let got = match model.get(&a).copied() {
                             None => {
-                                prop_assert!(matches!(f.free(a, 256, s, true, FRONT_BYTES), Ok(Freed::NotHere)));
+                                prop_assert!(matches!(f.free(a, 256, s, true, &Limits::new(FRONT_BYTES)), Ok(Freed::NotHere)));
                                 continue;
                             }
                             Some((_, St::Free)) => {
-                                prop_assert!(f.free(a, 256, s, true, FRONT_BYTES).is_err(), "double free");
+                                prop_assert!(f.free(a, 256, s, true, &Limits::new(FRONT_BYTES)).is_err(), "double free");
                                 continue;
                             }
                             Some((_, St::Live(req))) if wrong => {
-                                prop_assert!(f.free(a, req + 256, s, true, FRONT_BYTES).is_err(), "wrong size");
+                                prop_assert!(f.free(a, req + 256, s, true, &Limits::new(FRONT_BYTES)).is_err(), "wrong size");
                                 continue;
                             }
-                            Some((_, St::Live(req))) => f.free(a, req, s, true, FRONT_BYTES),
+                            Some((_, St::Live(req))) => f.free(a, req, s, true, &Limits::new(FRONT_BYTES)),
                         };
                         match got {
                             Ok(Freed::Kept) => model.get_mut(&a).unwrap().1 = St::Free,
@@ -902,22 +941,22 @@ mod table_tests {
         let mut f = Front::new();
         f.stream = Some(s);
         let a = 1 << 20;
-        assert!(f.adopt(a, 4096, 0, 0, s, FRONT_BYTES));
+        assert!(f.adopt(a, 4096, 0, 0, s, &Limits::new(FRONT_BYTES)));
         assert_eq!(f.take(4096), Some(a));
         let held = (f.cached_bytes, f.cached_count, f.table.len);
         // Not held, wrong size, another stream, no room: false, nothing changed.
-        assert!(!f.keep(a + 4096, 4000, s, FRONT_BYTES));
-        assert!(!f.keep(0, 4000, s, FRONT_BYTES));
-        assert!(!f.keep(a, 3000, s, FRONT_BYTES));
-        assert!(!f.keep(a, usize::MAX, s, FRONT_BYTES));
-        assert!(!f.keep(a, 4000, other, FRONT_BYTES));
-        assert!(!f.keep(a, 4000, s, 1024));
+        assert!(!f.keep(a + 4096, 4000, s, &Limits::new(FRONT_BYTES)));
+        assert!(!f.keep(0, 4000, s, &Limits::new(FRONT_BYTES)));
+        assert!(!f.keep(a, 3000, s, &Limits::new(FRONT_BYTES)));
+        assert!(!f.keep(a, usize::MAX, s, &Limits::new(FRONT_BYTES)));
+        assert!(!f.keep(a, 4000, other, &Limits::new(FRONT_BYTES)));
+        assert!(!f.keep(a, 4000, s, &Limits::new(1024)));
         assert_eq!((f.cached_bytes, f.cached_count, f.table.len), held);
         // A good free is kept (any size rounding to the request), then is a double free.
-        assert!(f.keep(a, 3841, s, FRONT_BYTES));
+        assert!(f.keep(a, 3841, s, &Limits::new(FRONT_BYTES)));
         assert_eq!((f.cached_bytes, f.cached_count), (4096, 1));
-        assert!(!f.keep(a, 3841, s, FRONT_BYTES));
-        assert!(f.free(a, 3841, s, true, FRONT_BYTES).is_err());
+        assert!(!f.keep(a, 3841, s, &Limits::new(FRONT_BYTES)));
+        assert!(f.free(a, 3841, s, true, &Limits::new(FRONT_BYTES)).is_err());
         assert_eq!(f.take(4096), Some(a));
     }
 
@@ -930,9 +969,9 @@ mod table_tests {
         // tombstones (it stays within half, rebuilding when needed).
         for round in 0..2000usize {
             let a = (round + 1) << 20;
-            assert!(f.adopt(a, 256, 0, 0, s, FRONT_BYTES));
+            assert!(f.adopt(a, 256, 0, 0, s, &Limits::new(FRONT_BYTES)));
             assert_eq!(f.take(256), Some(a));
-            match f.free(a, 256, s, false, FRONT_BYTES).unwrap() {
+            match f.free(a, 256, s, false, &Limits::new(FRONT_BYTES)).unwrap() {
                 Freed::Return(r) => assert_eq!(r.addr, a),
                 other => panic!("{other:?}"),
             }

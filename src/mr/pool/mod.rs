@@ -158,7 +158,7 @@ impl Core {
             bytes,
             front::norm(stream),
             keep,
-            self.fronts.budget(),
+            self.fronts.limits(),
         )
     }
 
@@ -549,9 +549,9 @@ impl PoolMemoryResource {
     #[inline(always)]
     pub(crate) fn deallocate_cached(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> bool {
         let me = thread_slot();
-        let budget = self.core.fronts.budget();
+        let limits = self.core.fronts.limits();
         let kept = match self.core.fronts.of(me).enter(me) {
-            Some(mut f) => f.keep(ptr as usize, bytes, front::norm(stream), budget),
+            Some(mut f) => f.keep(ptr as usize, bytes, front::norm(stream), limits),
             None => self.keep_locked(me, ptr, bytes, stream),
         };
         if kept {
@@ -570,7 +570,7 @@ impl PoolMemoryResource {
                 ptr as usize,
                 bytes,
                 front::norm(stream),
-                self.core.fronts.budget(),
+                self.core.fronts.limits(),
             )
     }
 
