@@ -29,9 +29,6 @@ use crate::spin_lock::{SpinGuard, SpinLock};
 /// neither this nor [`NOBODY`] is one.
 pub(crate) const NO_BIAS: usize = usize::MAX - 1;
 
-/// The slot of a caller that owns nothing (a thread that is ending has no slot either).
-const NOBODY: usize = usize::MAX;
-
 /// The owner's locked entries in a row, with no other thread's in between, before the bias
 /// comes back: a revocation costs a few microseconds (an interrupt to each CPU running a
 /// thread of the process), a locked entry a few nanoseconds more than a biased one.
@@ -118,10 +115,10 @@ impl<T: Owned> BiasedLock<T> {
         }
     }
 
-    /// Takes the lock as a thread that owns nothing (emptying, introspection).
-    #[inline]
+    /// Takes the lock as a thread that owns nothing.
+    #[cfg(test)]
     pub fn lock(&self) -> LockGuard<'_, T> {
-        self.lock_as(NOBODY)
+        self.lock_as(usize::MAX)
     }
 
     /// Takes the bias from its owner (the caller holds the lock) and waits until the owner
@@ -150,13 +147,24 @@ impl<T: Owned> BiasedLock<T> {
 }
 
 /// Takes the bias of every lock in `locks` from its owner with one heavy fence, and waits
-/// until each owner is out. A later [`BiasedLock::lock_as`] revokes again only if an owner
-/// got its bias back in between.
-pub(crate) fn revoke_all<'a, T: Owned + 'a>(locks: impl Iterator<Item = &'a BiasedLock<T>>) {
+/// until each owner is out; a lock biased to `me` (the caller's own) needs neither and keeps
+/// it. Locks with no bias are not even taken: a pass over many fronts (emptying them before
+/// a pool grows) took every lock once more before. A later [`BiasedLock::lock_as`] revokes
+/// again only if an owner got its bias back in between.
+pub(crate) fn revoke_all<'a, T: Owned + 'a>(
+    locks: impl Iterator<Item = &'a BiasedLock<T>>,
+    me: usize,
+) {
     let mut revoked = Vec::new();
     for l in locks {
+        let bias = l.bias.load(Ordering::Relaxed);
+        if bias == NO_BIAS || bias == me {
+            continue;
+        }
         let _guard = l.lock.lock();
-        if l.bias.load(Ordering::Relaxed) != NO_BIAS {
+        // Set and cleared under the lock: it may have changed since it was read.
+        let bias = l.bias.load(Ordering::Relaxed);
+        if bias != NO_BIAS && bias != me {
             l.bias.store(NO_BIAS, Ordering::Relaxed);
             l.quiet.store(0, Ordering::Relaxed);
             revoked.push(l);
@@ -327,9 +335,13 @@ mod tests {
                 owner_bump(l, me);
             }
         }
-        revoke_all(locks.iter());
+        // The caller's own lock (slot 2) keeps its bias.
+        revoke_all(locks.iter(), 2);
         for (me, l) in locks.iter().enumerate() {
-            assert!(l.enter(me).is_none());
+            assert_eq!(
+                l.enter(me).is_some(),
+                me == 2 && os::heavy_fence_available()
+            );
             assert_eq!(l.lock().count, u64::from(REBIAS_AFTER) + 1);
         }
     }

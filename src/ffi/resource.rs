@@ -120,7 +120,6 @@ pub unsafe extern "C" fn rmm_allocate_async(
     stream: rmm_stream_t,
     ptr: *mut *mut c_void,
 ) -> rmm_status_t {
-    // A pool front's hit here, everything else in out-of-line calls, most in tail position.
     if crate::history::enabled() {
         let entry = handle::RESOURCES.entry(resource as usize);
         // Not a tail call: a recorded event's stack starts at this C call, which a tail call
@@ -130,57 +129,57 @@ pub unsafe extern "C" fn rmm_allocate_async(
             recorded_allocate(entry, resource, bytes, stream, ptr)
         });
     }
+    // A pool front's hit makes no call here, so this function saves no registers; anything
+    // else is one call in tail position.
     if !ptr.is_null() {
         if let Some(pool) = handle::RESOURCES
             .entry(resource as usize)
             .and_then(handle::Entry::pool)
         {
-            if let Some(p) = pool.allocate_cached(bytes, stream_of(stream)) {
+            if let Some(p) = pool.allocate_hit(bytes, stream_of(stream)) {
                 // SAFETY: `ptr` checked non-null above.
                 unsafe { write_out(ptr, p) };
                 return rmm_status_t::RMM_STATUS_SUCCESS;
             }
-            return allocate_missed(resource, bytes, stream, ptr);
         }
     }
     // SAFETY: same contract as this function.
-    unsafe { allocate_other(resource, bytes, stream, ptr) }
+    unsafe { allocate_slow(resource, bytes, stream, ptr) }
 }
 
-/// `rmm_allocate_async` after a pool's front had nothing: the pool's uncached path, without
-/// asking the front again.
-#[inline(never)]
-extern "C" fn allocate_missed(
-    resource: rmm_resource_t,
-    bytes: usize,
-    stream: rmm_stream_t,
-    ptr: *mut *mut c_void,
-) -> rmm_status_t {
-    let entry = handle::RESOURCES.entry(resource as usize);
-    checked_allocate(entry, resource, bytes, stream, ptr, true)
-}
-
-/// `rmm_allocate_async` on anything but a pool's front: other resources' direct paths, bad
-/// input.
+/// `rmm_allocate_async` past a front's lock-free hit: a front taken under its lock, a pool's
+/// uncached path, other resources' direct paths, bad input.
 ///
 /// # Safety
 /// As `rmm_allocate_async`.
 #[inline(never)]
-unsafe extern "C" fn allocate_other(
+unsafe extern "C" fn allocate_slow(
     resource: rmm_resource_t,
     bytes: usize,
     stream: rmm_stream_t,
     ptr: *mut *mut c_void,
 ) -> rmm_status_t {
-    // One lookup of the handle serves both paths (a thin resource's call is a few dozen
+    // One lookup of the handle serves every path (a thin resource's call is a few dozen
     // instructions: a second lookup was a sizable share of it).
     let entry = handle::RESOURCES.entry(resource as usize);
-    if let Some(path) = entry.filter(|e| e.pool().is_none()).and_then(|e| e.direct) {
-        if super::direct::try_allocate(path, bytes, stream as usize, ptr) {
-            return rmm_status_t::RMM_STATUS_SUCCESS;
+    let mut front_missed = false;
+    if let Some(e) = entry {
+        if let Some(pool) = e.pool() {
+            if !ptr.is_null() {
+                if let Some(p) = pool.allocate_cached(bytes, stream_of(stream)) {
+                    // SAFETY: `ptr` checked non-null above.
+                    unsafe { write_out(ptr, p) };
+                    return rmm_status_t::RMM_STATUS_SUCCESS;
+                }
+                front_missed = true;
+            }
+        } else if let Some(path) = e.direct {
+            if super::direct::try_allocate(path, bytes, stream as usize, ptr) {
+                return rmm_status_t::RMM_STATUS_SUCCESS;
+            }
         }
     }
-    checked_allocate(entry, resource, bytes, stream, ptr, false)
+    checked_allocate(entry, resource, bytes, stream, ptr, front_missed)
 }
 
 /// `rmm_allocate_async` through the resource (no direct path), reporting every failure.
@@ -230,34 +229,45 @@ pub extern "C" fn rmm_deallocate_async(
     bytes: usize,
     stream: rmm_stream_t,
 ) -> rmm_status_t {
-    // As in `rmm_allocate_async`: a pool front's hit here, the rest out of line.
     if crate::history::enabled() {
         // Not a tail call (see `rmm_allocate_async`).
         return std::hint::black_box(deallocate_recorded(resource, ptr, bytes, stream));
     }
+    // As in `rmm_allocate_async`: a pool front's hit makes no call, the rest is one.
     if let Some(pool) = handle::RESOURCES
         .entry(resource as usize)
         .and_then(handle::Entry::pool)
     {
-        if pool.deallocate_cached(ptr, bytes, stream_of(stream)) {
+        if pool.deallocate_hit(ptr, bytes, stream_of(stream)) {
             return rmm_status_t::RMM_STATUS_SUCCESS;
         }
-        return deallocate_missed(resource, ptr, bytes, stream);
     }
-    deallocate_other(resource, ptr, bytes, stream)
+    deallocate_slow(resource, ptr, bytes, stream)
 }
 
-/// `rmm_deallocate_async` after a pool's front did not keep the block: the pool's uncached
-/// path, without asking the front again.
+/// `rmm_deallocate_async` past a front's lock-free hit (see [`allocate_slow`]).
 #[inline(never)]
-extern "C" fn deallocate_missed(
+extern "C" fn deallocate_slow(
     resource: rmm_resource_t,
     ptr: *mut c_void,
     bytes: usize,
     stream: rmm_stream_t,
 ) -> rmm_status_t {
     let entry = handle::RESOURCES.entry(resource as usize);
-    checked_deallocate(entry, resource, ptr, bytes, stream, true)
+    let mut front_missed = false;
+    if let Some(e) = entry {
+        if let Some(pool) = e.pool() {
+            if pool.deallocate_cached(ptr, bytes, stream_of(stream)) {
+                return rmm_status_t::RMM_STATUS_SUCCESS;
+            }
+            front_missed = true;
+        } else if let Some(path) = e.direct {
+            if super::direct::try_deallocate(path, ptr, stream as usize) {
+                return rmm_status_t::RMM_STATUS_SUCCESS;
+            }
+        }
+    }
+    checked_deallocate(entry, resource, ptr, bytes, stream, front_missed)
 }
 
 /// `rmm_deallocate_async` while the memory history records: the checked path, then the
@@ -281,23 +291,6 @@ fn deallocate_recorded(
         record(kind, entry, resource, ptr as usize, bytes, stream);
     }
     status
-}
-
-/// `rmm_deallocate_async` on anything but a pool's front (see [`allocate_other`]).
-#[inline(never)]
-extern "C" fn deallocate_other(
-    resource: rmm_resource_t,
-    ptr: *mut c_void,
-    bytes: usize,
-    stream: rmm_stream_t,
-) -> rmm_status_t {
-    let entry = handle::RESOURCES.entry(resource as usize);
-    if let Some(path) = entry.filter(|e| e.pool().is_none()).and_then(|e| e.direct) {
-        if super::direct::try_deallocate(path, ptr, stream as usize) {
-            return rmm_status_t::RMM_STATUS_SUCCESS;
-        }
-    }
-    checked_deallocate(entry, resource, ptr, bytes, stream, false)
 }
 
 /// `rmm_deallocate_async` through the resource (no direct path), reporting every failure.

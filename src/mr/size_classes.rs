@@ -84,6 +84,20 @@ const fn class_units(c: usize) -> usize {
     }
 }
 
+/// For a request of `units` 256-byte units (1 ..= [`CACHED_MAX`] / 256): its own class
+/// ([`bin_of`]) and the first class whose every block fits it ([`bin_above`]), from one
+/// class computation: the request needs the next class exactly when it is not its own
+/// class's smallest size.
+#[inline(always)]
+pub(crate) fn bins_of_request(units: usize) -> (usize, usize) {
+    debug_assert!((1..=CACHED_MAX / ALLOCATION_ALIGNMENT).contains(&units));
+    let (fl, sl) = mapping_insert(units);
+    let l = usize::BITS - 1 - (units | 1).leading_zeros();
+    let below = (1usize << l.saturating_sub(4)) - 1;
+    let own = fl * 16 + sl;
+    (own, own + usize::from(units & below != 0))
+}
+
 /// ⌊√n⌋ (`usize::isqrt` is newer than the crate's minimum Rust).
 const fn isqrt(n: usize) -> usize {
     let mut r = 0;
@@ -127,6 +141,18 @@ mod tests {
         assert_eq!(BIN_CAPS[6 * 16], 8); // 128 KiB
         assert_eq!(BIN_CAPS[9 * 16], 3); // 1 MiB
         assert!(BIN_CAPS.windows(2).skip(1).all(|w| w[0] >= w[1]));
+    }
+
+    #[test]
+    fn bins_of_a_request_are_its_class_and_the_first_that_fits() {
+        for units in 1..=CACHED_MAX / ALLOCATION_ALIGNMENT {
+            let size = units * ALLOCATION_ALIGNMENT;
+            assert_eq!(
+                bins_of_request(units),
+                (bin_of(size), bin_above(size)),
+                "{units}"
+            );
+        }
     }
 
     #[test]

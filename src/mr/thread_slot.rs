@@ -73,6 +73,13 @@ pub(crate) fn thread_slot() -> usize {
     first_slot()
 }
 
+/// The calling thread's slot when it already has one: no call, for paths that must make
+/// none (`None` sends them to their full path, which calls [`thread_slot`]).
+#[inline(always)]
+pub(crate) fn known_thread_slot() -> Option<usize> {
+    os::thread_word().checked_sub(1)
+}
+
 #[cold]
 #[inline(never)]
 fn first_slot() -> usize {

@@ -25,10 +25,10 @@
 
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
-use super::{mapping_insert, mapping_search, round_up, ALIGN, NAME, UNIT_SHIFT};
+use super::{round_up, ALIGN, NAME, UNIT_SHIFT};
 use crate::biased_lock::{BiasedLock, LockGuard, Owned, OwnerGuard};
 use crate::error::{Error, Result};
-use crate::mr::size_classes::{bin_of, caps_for, CACHED_MAX, CLASSES};
+use crate::mr::size_classes::{bin_of, bins_of_request, caps_for, CACHED_MAX, CLASSES};
 use crate::mr::stream_ordered::thread_number;
 use crate::runtime::Stream;
 
@@ -455,13 +455,9 @@ impl Front {
     /// A cached block for a request of `rounded` bytes on this front's stream, handed out.
     #[inline(always)]
     pub fn take(&mut self, rounded: usize) -> Option<usize> {
-        let units = rounded >> UNIT_SHIFT;
         // The request's own class first (its head may be big enough), then the first class
         // whose every block fits.
-        let (fl, sl) = mapping_insert(units);
-        let own = (fl * 16 + sl).min(CLASSES);
-        let (fl, sl) = mapping_search(units);
-        let fits = (fl * 16 + sl).min(CLASSES);
+        let (own, fits) = bins_of_request(rounded >> UNIT_SHIFT);
         // An empty bin's head size is 0, below any request; the last bin stays empty.
         let c = if self.head_size[own] as usize >= rounded {
             own
@@ -640,11 +636,6 @@ impl FrontCell {
     pub fn lock_as(&self, me: usize) -> FrontGuard<'_> {
         self.0.lock_as(me)
     }
-
-    /// The front, locked by a thread that owns none (emptying, introspection).
-    pub fn lock(&self) -> FrontGuard<'_> {
-        self.0.lock()
-    }
 }
 
 /// A pool's fronts, indexed by thread slot.
@@ -751,9 +742,10 @@ impl Fronts {
     }
 
     /// Takes every front's bias from its owner at once (one heavy fence, not one per
-    /// front), before a pass that locks them all.
-    pub fn revoke_all(&self) {
-        crate::biased_lock::revoke_all(self.list.iter().map(|c| &c.0));
+    /// front), before a pass by thread slot `me` that locks them all; `me`'s own front
+    /// needs no fence and stays biased.
+    pub fn revoke_all(&self, me: usize) {
+        crate::biased_lock::revoke_all(self.list.iter().map(|c| &c.0), me);
     }
 }
 
@@ -776,6 +768,7 @@ pub(super) fn should_retarget(front: &Front, stream: Stream) -> bool {
 #[cfg(test)]
 mod table_tests {
     use super::*;
+    use crate::mr::free_index::mapping_search;
     use proptest::prelude::*;
     use std::collections::HashMap;
 

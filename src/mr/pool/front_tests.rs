@@ -264,14 +264,24 @@ fn a_busy_owner_enters_its_front_without_the_lock_until_another_thread_takes_it(
         .deallocate(b as *mut c_void, 4096, Stream::DEFAULT)
         .unwrap_err();
     assert!(err.to_string().contains("already freed"), "{err}");
-    // Introspection empties the fronts: it takes every bias too.
+    // Introspection empties the fronts: from another thread it takes every bias too, from
+    // the owner's own thread it needs no fence and the bias stays.
     for _ in 0..=crate::biased_lock::REBIAS_AFTER {
         let p = pool.allocate(4096, Stream::DEFAULT).unwrap();
         pool.deallocate(p, 4096, Stream::DEFAULT).unwrap();
     }
     assert!(biased());
     assert_eq!(pool.bytes_free(), pool.pool_size());
+    assert!(biased());
+    let p = pool.allocate(4096, Stream::DEFAULT).unwrap();
+    pool.deallocate(p, 4096, Stream::DEFAULT).unwrap();
+    assert!(pool.front_cached() > 0);
+    let p2 = pool.clone();
+    std::thread::spawn(move || assert_eq!(p2.bytes_free(), p2.pool_size()))
+        .join()
+        .unwrap();
     assert!(!biased());
+    assert_eq!(pool.front_cached(), 0);
 }
 
 #[test]

@@ -45,13 +45,13 @@ use parking_lot::Mutex;
 use super::ptr_map::SlotHint;
 use super::stream_lifetime::{self, StreamState};
 use super::stream_ordered::PerStreamLists;
-use super::thread_slot::{thread_slot, ThreadExit};
+use super::thread_slot::{known_thread_slot, thread_slot, ThreadExit};
 use super::ALLOCATION_ALIGNMENT as ALIGN;
 use super::{current_device_or_unknown, DeviceMemoryResource, SharedResource};
 use crate::error::{Error, Result};
 use crate::runtime::{runtime, Stream};
 // The size classes, for the fronts (`front.rs`).
-use super::free_index::{mapping_insert, mapping_search, UNIT_SHIFT};
+use super::free_index::UNIT_SHIFT;
 
 mod block;
 mod epochs;
@@ -199,9 +199,10 @@ impl Core {
     fn flush_fronts(&self, only: Option<Stream>) {
         let only = only.map(front::norm);
         let (mut out, mut batches) = (Vec::new(), 0);
-        self.fronts.revoke_all();
+        let me = thread_slot();
+        self.fronts.revoke_all(me);
         for cell in self.fronts.all() {
-            let mut f = cell.lock();
+            let mut f = cell.lock_as(me);
             if f.cached_count > 0 && (only.is_none() || f.stream == only) {
                 batches += self.drain(&mut f, &mut out);
             }
@@ -492,8 +493,13 @@ impl PoolMemoryResource {
     /// Bytes held free in the fronts (without emptying them).
     #[cfg(test)]
     fn front_cached(&self) -> usize {
-        self.core.fronts.revoke_all();
-        self.core.fronts.all().map(|c| c.lock().cached_bytes).sum()
+        let me = thread_slot();
+        self.core.fronts.revoke_all(me);
+        self.core
+            .fronts
+            .all()
+            .map(|c| c.lock_as(me).cached_bytes)
+            .sum()
     }
 }
 
@@ -572,6 +578,43 @@ impl PoolMemoryResource {
                 front::norm(stream),
                 self.core.fronts.limits(),
             )
+    }
+
+    /// The C ABI's leanest hit path: [`Self::allocate_cached`] when the thread's front is
+    /// biased to it and nothing is being counted. It makes no call (a call makes the C
+    /// entry point that inlines it save registers on every allocation); `None`, with
+    /// nothing changed, sends the caller to its full path, which asks the front again.
+    #[inline(always)]
+    pub(crate) fn allocate_hit(&self, bytes: usize, stream: Stream) -> Option<*mut c_void> {
+        if bytes.wrapping_sub(1) >= front::FRONT_MAX || crate::counters::enabled() {
+            return None;
+        }
+        // At most FRONT_MAX: no overflow.
+        let rounded = (bytes + ALIGN - 1) & !(ALIGN - 1);
+        let me = known_thread_slot()?;
+        let mut f = self.core.fronts.of(me).enter(me)?;
+        take_on(&mut f, rounded, stream).map(|p| p as *mut c_void)
+    }
+
+    /// The free's counterpart of [`Self::allocate_hit`]: true when the front kept `ptr`;
+    /// false, with nothing changed, for the full path ([`Self::deallocate_cached`]).
+    #[inline(always)]
+    pub(crate) fn deallocate_hit(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> bool {
+        if crate::counters::enabled() {
+            return false;
+        }
+        let Some(me) = known_thread_slot() else {
+            return false;
+        };
+        let Some(mut f) = self.core.fronts.of(me).enter(me) else {
+            return false;
+        };
+        f.keep(
+            ptr as usize,
+            bytes,
+            front::norm(stream),
+            self.core.fronts.limits(),
+        )
     }
 
     /// An allocation the front did not serve ([`Self::allocate_cached`] returned `None`).

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::growth::size_to_grow;
 use super::*;
-use crate::mr::free_index::{Classes, FL_COUNT, SL_COUNT};
+use crate::mr::free_index::{mapping_insert, mapping_search, Classes, FL_COUNT, SL_COUNT};
 use crate::mr::ptr_map::PtrMap;
 use crate::mr::stream_ordered::READY;
 use crate::mr::{CudaMemoryResource, LimitingResourceAdaptor};
