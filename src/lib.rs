@@ -20,7 +20,6 @@
 //! mr.deallocate(p, 1 << 20, Stream::DEFAULT).unwrap();
 //! ```
 
-mod biased_lock;
 pub mod counters;
 pub mod device;
 pub mod error;

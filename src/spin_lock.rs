@@ -54,7 +54,7 @@ impl<T> SpinLock<T> {
     }
 
     /// A pointer to the value, for a lock that can prove exclusive access another way
-    /// ([`crate::biased_lock`]); dereferencing it is up to that proof.
+    /// ([`crate::mr::biased_lock`]); dereferencing it is up to that proof.
     #[inline(always)]
     pub fn data_ptr(&self) -> *mut T {
         self.value.get()

@@ -9,6 +9,7 @@
 mod adaptor_tests;
 mod aligned;
 mod arena;
+mod biased_lock;
 mod binning;
 mod callback;
 pub mod config;

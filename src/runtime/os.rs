@@ -49,7 +49,7 @@ pub fn heavy_fence_available() -> bool {
 /// Makes every thread of this process that is running now pass a full memory barrier
 /// before it returns (the kernel interrupts their CPUs; a thread not running passes one when
 /// it is scheduled). The other side of an asymmetric fence, whose light side is only a
-/// compiler fence (see `crate::biased_lock`). Call it only after
+/// compiler fence (see `crate::mr::biased_lock`). Call it only after
 /// [`heavy_fence_available`] said true.
 pub fn heavy_fence() {
     membarrier::expedited();

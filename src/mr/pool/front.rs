@@ -26,7 +26,7 @@
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
 use super::{round_up, ALIGN, NAME, UNIT_SHIFT};
-use crate::biased_lock::{BiasedLock, LockGuard, Owned, OwnerGuard};
+use crate::mr::biased_lock::{BiasedLock, LockGuard, Owned, OwnerGuard};
 use crate::error::{Error, Result};
 use crate::mr::size_classes::{bin_of, bins_of_request, caps_for, CACHED_MAX, CLASSES};
 use crate::mr::stream_ordered::thread_number;
@@ -745,7 +745,7 @@ impl Fronts {
     /// front), before a pass by thread slot `me` that locks them all; `me`'s own front
     /// needs no fence and stays biased.
     pub fn revoke_all(&self, me: usize) {
-        crate::biased_lock::revoke_all(self.list.iter().map(|c| &c.0), me);
+        crate::mr::biased_lock::revoke_all(self.list.iter().map(|c| &c.0), me);
     }
 }
 

@@ -240,7 +240,7 @@ fn a_busy_owner_enters_its_front_without_the_lock_until_another_thread_takes_it(
     warm(&pool, Stream::DEFAULT);
     let me = thread_slot();
     let biased = || pool.core.fronts.of(me).enter(me).is_some();
-    for _ in 0..crate::biased_lock::REBIAS_AFTER {
+    for _ in 0..crate::mr::biased_lock::REBIAS_AFTER {
         let p = pool.allocate(4096, Stream::DEFAULT).unwrap();
         pool.deallocate(p, 4096, Stream::DEFAULT).unwrap();
     }
@@ -266,7 +266,7 @@ fn a_busy_owner_enters_its_front_without_the_lock_until_another_thread_takes_it(
     assert!(err.to_string().contains("already freed"), "{err}");
     // Introspection empties the fronts: from another thread it takes every bias too, from
     // the owner's own thread it needs no fence and the bias stays.
-    for _ in 0..=crate::biased_lock::REBIAS_AFTER {
+    for _ in 0..=crate::mr::biased_lock::REBIAS_AFTER {
         let p = pool.allocate(4096, Stream::DEFAULT).unwrap();
         pool.deallocate(p, 4096, Stream::DEFAULT).unwrap();
     }
