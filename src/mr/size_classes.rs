@@ -38,39 +38,50 @@ pub(crate) fn bin_above(size: usize) -> usize {
 /// 255, with k such that full bins would hold [`FULL_BINS_OVER_BUDGET`] times the budget,
 /// but no cap below [`BIN_CAPS`]'s. The budget then binds about as often as the caps (with
 /// less, bins of large blocks run dry; with more, they take the budget from the small
-/// ones). Below about 70 MiB that gives [`BIN_CAPS`]: smaller caps there made a pool growing
-/// from nothing take more from upstream (the vmm pool's streams workload: 1.23 times the
-/// live bytes instead of 1.18).
+/// ones). Below [`BIN_CAPS`]'s, caps made a pool growing from nothing take more from
+/// upstream (the vmm pool's streams workload: 1.23 times the live bytes instead of 1.18).
+/// Integer arithmetic: a pool recomputes its fronts' caps whenever it grows.
 pub(crate) fn caps_for(budget: usize) -> [u8; CLASSES] {
-    let mut caps = caps_holding(FULL_BINS_OVER_BUDGET * budget as f64);
-    for (cap, floor) in caps.iter_mut().zip(BIN_CAPS) {
-        *cap = (*cap).max(floor);
+    let held = (budget as u64).saturating_mul(FULL_BINS_OVER_BUDGET.0) / FULL_BINS_OVER_BUDGET.1;
+    let mut caps = BIN_CAPS;
+    for (c, cap) in caps.iter_mut().enumerate().skip(1) {
+        // held × weight ÷ HELD_AT_ONE, rounded; at most 2^40 × 2^16: no overflow.
+        let v = (2 * held.min(1 << 40) * SQRT_WEIGHTS[c] + HELD_AT_ONE) / (2 * HELD_AT_ONE);
+        *cap = (*cap).max(v.clamp(1, 255) as u8);
     }
     caps
 }
 
-/// Bytes that full bins hold over the budget, in [`caps_for`]: of 2, 2.7, 3.5 and 4.5, 2.7
-/// gave the pool's fronts the most hits on the churn workload at each budget tried (host
-/// runtime): 98.9% of operations at 128 MiB, 99.4% at 160 MiB and 99.8% at 256 MiB, where
-/// [`BIN_CAPS`] gave 96.2% at 128 MiB.
-const FULL_BINS_OVER_BUDGET: f64 = 2.7;
+/// Bytes that full bins hold over the budget in [`caps_for`], as a fraction: of 2, 2.7, 3.5
+/// and 4.5, 2.7 gave the pool's fronts the most hits on the churn workload at each budget
+/// tried (host runtime): 98.9% of operations at 128 MiB, 99.4% at 160 MiB and 99.8% at
+/// 256 MiB, where [`BIN_CAPS`] gave 96.2% at 128 MiB.
+const FULL_BINS_OVER_BUDGET: (u64, u64) = (27, 10);
 
-/// Caps in proportion to 1/√size whose full bins hold about `held` bytes.
-fn caps_holding(held: f64) -> [u8; CLASSES] {
-    let mut caps = [1u8; CLASSES];
-    // Σ √(1 MiB / size) · size over the classes: the bytes full bins hold at k = 1.
-    let at_one: f64 = (1..CLASSES)
-        .map(|c| {
-            let size = class_units(c) as f64 * ALLOCATION_ALIGNMENT as f64;
-            (CACHED_MAX as f64 / size).sqrt() * size
-        })
-        .sum();
-    let k = held / at_one;
-    for (c, cap) in caps.iter_mut().enumerate().skip(1) {
-        let v = k * (CACHED_MAX as f64 / (class_units(c) * ALLOCATION_ALIGNMENT) as f64).sqrt();
-        *cap = v.round().clamp(1.0, 255.0) as u8;
+/// √(1 MiB / class size) in 1024ths, by class (0 for class 0, which no block has).
+const SQRT_WEIGHTS: [u64; CLASSES] = sqrt_weights();
+
+/// The bytes full bins hold with a cap of √(1 MiB / class size) each, in 1024ths.
+const HELD_AT_ONE: u64 = held_at_one();
+
+const fn sqrt_weights() -> [u64; CLASSES] {
+    let mut w = [0u64; CLASSES];
+    let mut c = 1;
+    while c < CLASSES {
+        w[c] = isqrt((((CACHED_MAX / ALLOCATION_ALIGNMENT) << 20) / class_units(c)) as u64);
+        c += 1;
     }
-    caps
+    w
+}
+
+const fn held_at_one() -> u64 {
+    let mut sum = 0u64;
+    let mut c = 1;
+    while c < CLASSES {
+        sum += SQRT_WEIGHTS[c] * (class_units(c) * ALLOCATION_ALIGNMENT) as u64;
+        c += 1;
+    }
+    sum
 }
 
 /// The smallest size of class `c` in 256-byte units (the inverse of the TLSF class
@@ -98,13 +109,18 @@ pub(crate) fn bins_of_request(units: usize) -> (usize, usize) {
     (own, own + usize::from(units & below != 0))
 }
 
-/// ⌊√n⌋ (`usize::isqrt` is newer than the crate's minimum Rust).
-const fn isqrt(n: usize) -> usize {
-    let mut r = 0;
-    while (r + 1) * (r + 1) <= n {
-        r += 1;
+/// ⌊√n⌋ (`u64::isqrt` is newer than the crate's minimum Rust): Newton's method from above.
+const fn isqrt(n: u64) -> u64 {
+    if n < 2 {
+        return n;
     }
-    r
+    let mut x = n;
+    let mut y = (x + 1) / 2;
+    while y < x {
+        x = y;
+        y = (x + n / x) / 2;
+    }
+    x
 }
 
 /// [`BIN_CAPS`]: ⌊3·√(1 MiB / class size)⌋, between 1 and 32.
@@ -115,7 +131,7 @@ const fn bin_caps() -> [u8; CLASSES] {
     while c < CLASSES {
         let units = class_units(c);
         let cap = match (9 * max_units).checked_div(units) {
-            Some(q) => isqrt(q),
+            Some(q) => isqrt(q as u64),
             None => 32,
         };
         caps[c] = if cap < 1 {
@@ -165,7 +181,7 @@ mod tests {
                 .map(|c| caps[c] as usize * class_units(c) * ALLOCATION_ALIGNMENT)
                 .sum();
             let ratio = held as f64 / budget as f64;
-            let want = FULL_BINS_OVER_BUDGET;
+            let want = FULL_BINS_OVER_BUDGET.0 as f64 / FULL_BINS_OVER_BUDGET.1 as f64;
             assert!(
                 (want - 0.2..want + 0.2).contains(&ratio),
                 "{budget}: {ratio}"
@@ -183,7 +199,8 @@ mod tests {
                 );
             }
         }
-        // A tiny budget still keeps a block of each size.
-        assert!(caps_for(1 << 20).iter().all(|&c| c >= 1));
+        // A tiny budget keeps the fixed caps; a huge one saturates without overflow.
+        assert_eq!(caps_for(1 << 20), BIN_CAPS);
+        assert!(caps_for(usize::MAX)[1..].iter().all(|&c| c == 255));
     }
 }

@@ -26,8 +26,8 @@
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
 use super::{round_up, ALIGN, NAME, UNIT_SHIFT};
-use crate::mr::biased_lock::{BiasedLock, LockGuard, Owned, OwnerGuard};
 use crate::error::{Error, Result};
+use crate::mr::biased_lock::{BiasedLock, LockGuard, Owned, OwnerGuard};
 use crate::mr::size_classes::{bin_of, bins_of_request, caps_for, CACHED_MAX, CLASSES};
 use crate::mr::stream_ordered::thread_number;
 use crate::runtime::Stream;
