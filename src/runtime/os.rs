@@ -59,6 +59,7 @@ pub fn heavy_fence() {
 mod membarrier {
     // Values of the kernel's `uapi/linux/membarrier.h` (part of its stable ABI).
     const QUERY: libc::c_long = 0;
+    const GLOBAL: libc::c_long = 1;
     const PRIVATE_EXPEDITED: libc::c_long = 1 << 3;
     const REGISTER_PRIVATE_EXPEDITED: libc::c_long = 1 << 4;
 
@@ -84,12 +85,14 @@ mod membarrier {
     }
 
     pub fn expedited() {
-        // Registered (`register` returned true): the command cannot fail, and going on
-        // without the fence would let two threads into one critical section.
-        if call(PRIVATE_EXPEDITED) != 0 {
+        // Registered (`register` returned true), so this cannot fail; should the kernel
+        // still refuse it, the global command (a grace period, milliseconds, no
+        // registration) gives the same guarantee. Going on without either would let two
+        // threads into one critical section.
+        if call(PRIVATE_EXPEDITED) != 0 && call(GLOBAL) != 0 {
             eprintln!(
-                "rmm: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) failed after its \
-                 registration: {}; aborting rather than risk two threads in one lock",
+                "rmm: membarrier failed after its registration: {}; aborting rather than \
+                 risk two threads in one lock",
                 std::io::Error::last_os_error()
             );
             std::process::abort();
