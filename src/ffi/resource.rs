@@ -6,6 +6,7 @@ use super::status::{guard, non_null};
 use super::{
     handle, resource_of, rmm_resource_t, rmm_status_t, rmm_stream_t, stream_of, write_out,
 };
+use crate::mr::FrontAnswer;
 use crate::runtime::Stream;
 
 /// The fixed, human-readable description of a status code (never NULL).
@@ -129,26 +130,33 @@ pub unsafe extern "C" fn rmm_allocate_async(
             recorded_allocate(entry, resource, bytes, stream, ptr)
         });
     }
-    // A pool front's hit makes no call here, so this function saves no registers; anything
+    // A pool front's hit makes no call here, so this function saves few registers; anything
     // else is one call in tail position.
+    let mut front_missed = false;
     if !ptr.is_null() {
         if let Some(pool) = handle::RESOURCES
             .entry(resource as usize)
             .and_then(handle::Entry::pool)
         {
-            if let Some(p) = pool.allocate_hit(bytes, stream_of(stream)) {
-                // SAFETY: `ptr` checked non-null above.
-                unsafe { write_out(ptr, p) };
-                return rmm_status_t::RMM_STATUS_SUCCESS;
+            match pool.allocate_hit(bytes, stream_of(stream)) {
+                FrontAnswer::Served(p) => {
+                    // SAFETY: `ptr` checked non-null above.
+                    unsafe { write_out(ptr, p) };
+                    return rmm_status_t::RMM_STATUS_SUCCESS;
+                }
+                FrontAnswer::Missed => front_missed = true,
+                FrontAnswer::NotAsked => {}
             }
         }
     }
     // SAFETY: same contract as this function.
-    unsafe { allocate_slow(resource, bytes, stream, ptr) }
+    unsafe { allocate_slow(resource, bytes, stream, ptr, front_missed) }
 }
 
 /// `rmm_allocate_async` past a front's lock-free hit: a front taken under its lock, a pool's
-/// uncached path, other resources' direct paths, bad input.
+/// uncached path, other resources' direct paths, bad input. `front_missed`: a pool's front
+/// was just asked and had nothing, so the pool's uncached path answers without asking it
+/// again.
 ///
 /// # Safety
 /// As `rmm_allocate_async`.
@@ -158,14 +166,14 @@ unsafe extern "C" fn allocate_slow(
     bytes: usize,
     stream: rmm_stream_t,
     ptr: *mut *mut c_void,
+    mut front_missed: bool,
 ) -> rmm_status_t {
     // One lookup of the handle serves every path (a thin resource's call is a few dozen
     // instructions: a second lookup was a sizable share of it).
     let entry = handle::RESOURCES.entry(resource as usize);
-    let mut front_missed = false;
     if let Some(e) = entry {
         if let Some(pool) = e.pool() {
-            if !ptr.is_null() {
+            if !ptr.is_null() && !front_missed {
                 if let Some(p) = pool.allocate_cached(bytes, stream_of(stream)) {
                     // SAFETY: `ptr` checked non-null above.
                     unsafe { write_out(ptr, p) };
@@ -234,15 +242,18 @@ pub extern "C" fn rmm_deallocate_async(
         return std::hint::black_box(deallocate_recorded(resource, ptr, bytes, stream));
     }
     // As in `rmm_allocate_async`: a pool front's hit makes no call, the rest is one.
+    let mut front_missed = false;
     if let Some(pool) = handle::RESOURCES
         .entry(resource as usize)
         .and_then(handle::Entry::pool)
     {
-        if pool.deallocate_hit(ptr, bytes, stream_of(stream)) {
-            return rmm_status_t::RMM_STATUS_SUCCESS;
+        match pool.deallocate_hit(ptr, bytes, stream_of(stream)) {
+            FrontAnswer::Served(()) => return rmm_status_t::RMM_STATUS_SUCCESS,
+            FrontAnswer::Missed => front_missed = true,
+            FrontAnswer::NotAsked => {}
         }
     }
-    deallocate_slow(resource, ptr, bytes, stream)
+    deallocate_slow(resource, ptr, bytes, stream, front_missed)
 }
 
 /// `rmm_deallocate_async` past a front's lock-free hit (see [`allocate_slow`]).
@@ -252,15 +263,17 @@ extern "C" fn deallocate_slow(
     ptr: *mut c_void,
     bytes: usize,
     stream: rmm_stream_t,
+    mut front_missed: bool,
 ) -> rmm_status_t {
     let entry = handle::RESOURCES.entry(resource as usize);
-    let mut front_missed = false;
     if let Some(e) = entry {
         if let Some(pool) = e.pool() {
-            if pool.deallocate_cached(ptr, bytes, stream_of(stream)) {
-                return rmm_status_t::RMM_STATUS_SUCCESS;
+            if !front_missed {
+                if pool.deallocate_cached(ptr, bytes, stream_of(stream)) {
+                    return rmm_status_t::RMM_STATUS_SUCCESS;
+                }
+                front_missed = true;
             }
-            front_missed = true;
         } else if let Some(path) = e.direct {
             if super::direct::try_deallocate(path, ptr, stream as usize) {
                 return rmm_status_t::RMM_STATUS_SUCCESS;

@@ -74,6 +74,7 @@ pub use per_device::{
     set_per_device_resource, set_per_device_resource_tagged, TagRelease, TAG_KEYS,
 };
 pub use pinned_host::PinnedHostMemoryResource;
+pub(crate) use pool::FrontAnswer;
 pub use pool::{FreeSummary, PoolMemoryResource};
 pub use sam_headroom::SamHeadroomMemoryResource;
 pub use system::SystemMemoryResource;

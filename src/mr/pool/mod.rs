@@ -582,39 +582,52 @@ impl PoolMemoryResource {
 
     /// The C ABI's leanest hit path: [`Self::allocate_cached`] when the thread's front is
     /// biased to it and nothing is being counted. It makes no call (a call makes the C
-    /// entry point that inlines it save registers on every allocation); `None`, with
-    /// nothing changed, sends the caller to its full path, which asks the front again.
+    /// entry point that inlines it save registers on every allocation). Anything but
+    /// [`FrontAnswer::Served`] changed nothing: after [`FrontAnswer::Missed`] the caller goes
+    /// to [`Self::allocate_uncached`], after [`FrontAnswer::NotAsked`] to the full path.
     #[inline(always)]
-    pub(crate) fn allocate_hit(&self, bytes: usize, stream: Stream) -> Option<*mut c_void> {
+    pub(crate) fn allocate_hit(&self, bytes: usize, stream: Stream) -> FrontAnswer<*mut c_void> {
         if bytes.wrapping_sub(1) >= front::FRONT_MAX || crate::counters::enabled() {
-            return None;
+            return FrontAnswer::NotAsked;
         }
         // At most FRONT_MAX: no overflow.
         let rounded = (bytes + ALIGN - 1) & !(ALIGN - 1);
-        let me = known_thread_slot()?;
-        let mut f = self.core.fronts.of(me).enter(me)?;
-        take_on(&mut f, rounded, stream).map(|p| p as *mut c_void)
-    }
-
-    /// The free's counterpart of [`Self::allocate_hit`]: true when the front kept `ptr`;
-    /// false, with nothing changed, for the full path ([`Self::deallocate_cached`]).
-    #[inline(always)]
-    pub(crate) fn deallocate_hit(&self, ptr: *mut c_void, bytes: usize, stream: Stream) -> bool {
-        if crate::counters::enabled() {
-            return false;
-        }
         let Some(me) = known_thread_slot() else {
-            return false;
+            return FrontAnswer::NotAsked;
         };
         let Some(mut f) = self.core.fronts.of(me).enter(me) else {
-            return false;
+            return FrontAnswer::NotAsked;
         };
-        f.keep(
-            ptr as usize,
-            bytes,
-            front::norm(stream),
-            self.core.fronts.limits(),
-        )
+        match take_on(&mut f, rounded, stream) {
+            Some(p) => FrontAnswer::Served(p as *mut c_void),
+            None => FrontAnswer::Missed,
+        }
+    }
+
+    /// The free's counterpart of [`Self::allocate_hit`]: after [`FrontAnswer::Missed`] the
+    /// caller goes to [`Self::deallocate_uncached`].
+    #[inline(always)]
+    pub(crate) fn deallocate_hit(
+        &self,
+        ptr: *mut c_void,
+        bytes: usize,
+        stream: Stream,
+    ) -> FrontAnswer<()> {
+        if crate::counters::enabled() {
+            return FrontAnswer::NotAsked;
+        }
+        let Some(me) = known_thread_slot() else {
+            return FrontAnswer::NotAsked;
+        };
+        let Some(mut f) = self.core.fronts.of(me).enter(me) else {
+            return FrontAnswer::NotAsked;
+        };
+        let limits = self.core.fronts.limits();
+        if f.keep(ptr as usize, bytes, front::norm(stream), limits) {
+            FrontAnswer::Served(())
+        } else {
+            FrontAnswer::Missed
+        }
     }
 
     /// An allocation the front did not serve ([`Self::allocate_cached`] returned `None`).
@@ -667,6 +680,18 @@ impl PoolMemoryResource {
             front::Freed::NotHere => self.deallocate_slow(ptr, bytes, stream),
         }
     }
+}
+
+/// What a front's call-free hit path found ([`PoolMemoryResource::allocate_hit`]).
+pub(crate) enum FrontAnswer<T> {
+    /// The front served the call.
+    Served(T),
+    /// The front was asked and could not serve it (nothing changed): the pool's uncached
+    /// path answers, without asking the front again.
+    Missed,
+    /// The front was not asked (not biased to the thread, counting on, a size it never
+    /// holds): the full path answers.
+    NotAsked,
 }
 
 /// A front hit for `rounded` bytes on `stream`, if front `f` caches for that stream.
