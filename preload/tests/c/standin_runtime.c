@@ -88,6 +88,22 @@ static void* worker(void* arg)
   return NULL;
 }
 
+/* A fork while a worker held qlock (it takes it briefly after every task and wake-up) left
+ * the child's copy locked forever: hold it across fork, as a real runtime's locks are. The
+ * child has none of the workers, so its queues start their own on first use. */
+static void before_fork(void) { pthread_mutex_lock(&qlock); }
+static void after_fork_parent(void) { pthread_mutex_unlock(&qlock); }
+static void after_fork_child(void)
+{
+  for (int i = 0; i < n_queues; i++)
+    queues[i]->started = 0;
+  pthread_mutex_unlock(&qlock);
+}
+__attribute__((constructor)) static void install_fork_handlers(void)
+{
+  pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
 static queue* queue_of(void* s)
 {
   /* 0: default, 1: cudaStreamLegacy, 2: cudaStreamPerThread — all the legacy queue here. */
