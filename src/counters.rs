@@ -57,9 +57,11 @@
 //! [`Counters::since`]; `rmm-bench` reports them per operation.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use parking_lot::{Mutex, MutexGuard};
+
+use crate::watchers::{Watcher, WATCHERS};
 
 /// The counters, one slot each in a thread's block.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -164,23 +166,20 @@ impl Drop for Guard {
     }
 }
 
-/// Whether counting is on (see the module docs).
-static ENABLED: AtomicBool = AtomicBool::new(false);
-
 /// Turns counting on for the rest of the process (counts made before are not known).
 pub fn enable() {
-    ENABLED.store(true, Relaxed);
+    WATCHERS.set(Watcher::Counters, true);
 }
 
 /// Whether counting is on.
 pub fn enabled() -> bool {
-    ENABLED.load(Relaxed)
+    WATCHERS.on(Watcher::Counters)
 }
 
 /// Adds `n` to counter `c` of the calling thread, when counting is on.
 #[inline(always)]
 pub(crate) fn add(c: Counter, n: u64) {
-    if !ENABLED.load(Relaxed) {
+    if !WATCHERS.on(Watcher::Counters) {
         return;
     }
     let p = MINE.with(Cell::get);

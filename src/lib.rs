@@ -8,7 +8,8 @@
 //!
 //! Leaves that any layer may use, which use no layer above the runtime: [`error`],
 //! [`counters`], [`logger`], the memory-history recorder (`history::recorder`), and the
-//! crate's spin lock and fast hash map. `scripts/check-layers.py` checks these rules.
+//! crate's spin lock, fast hash map and watchers' switch. `scripts/check-layers.py` checks
+//! these rules.
 //!
 //! ```
 //! use rmm::mr::{self, DeviceMemoryResource};
@@ -30,6 +31,7 @@ pub mod logger;
 pub mod mr;
 pub mod runtime;
 mod spin_lock;
+mod watchers;
 
 pub use error::{Error, Result};
 pub use runtime::{DeviceId, Stream};

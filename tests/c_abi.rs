@@ -991,3 +991,53 @@ fn pool_stats_agree_with_themselves_while_threads_allocate() {
         }
     }
 }
+
+#[test]
+fn a_released_pool_handle_is_refused_on_the_hit_path_even_once_its_slot_is_reused() {
+    init();
+    let up = cuda();
+    let mut pool = null_mut();
+    let (mut p, mut q) = (null_mut(), null_mut());
+    // SAFETY: valid out-pointers; the pool handle is stale on purpose after its release.
+    unsafe {
+        assert_eq!(
+            rmm_pool_create(up, 4 << 20, 8 << 20, &mut pool),
+            RMM_STATUS_SUCCESS
+        );
+        // Warm the thread's front: the second round is served by its call-free hit path.
+        for _ in 0..2 {
+            assert_eq!(rmm_allocate(pool, 3000, &mut p), RMM_STATUS_SUCCESS);
+            assert_eq!(rmm_deallocate(pool, p, 3000), RMM_STATUS_SUCCESS);
+        }
+        assert_eq!(rmm_resource_release(pool), RMM_STATUS_SUCCESS);
+        // Its slot may now hold another pool, whose fronts the stale handle must not reach.
+        let mut other = null_mut();
+        assert_eq!(
+            rmm_pool_create(up, 4 << 20, 8 << 20, &mut other),
+            RMM_STATUS_SUCCESS
+        );
+        assert_eq!(rmm_allocate(other, 3000, &mut q), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_deallocate(other, q, 3000), RMM_STATUS_SUCCESS);
+        assert_eq!(
+            rmm_allocate(pool, 3000, &mut p),
+            RMM_STATUS_INVALID_ARGUMENT
+        );
+        assert!(
+            last_error().contains("already released"),
+            "{}",
+            last_error()
+        );
+        assert_eq!(rmm_deallocate(pool, q, 3000), RMM_STATUS_INVALID_ARGUMENT);
+        assert!(
+            last_error().contains("already released"),
+            "{}",
+            last_error()
+        );
+        // The other pool still holds its block, free, and hands it out again.
+        assert_eq!(rmm_allocate(other, 3000, &mut p), RMM_STATUS_SUCCESS);
+        assert_eq!(p, q);
+        assert_eq!(rmm_deallocate(other, p, 3000), RMM_STATUS_SUCCESS);
+        assert_eq!(rmm_resource_release(other), RMM_STATUS_SUCCESS);
+    }
+    assert_eq!(rmm_resource_release(up), RMM_STATUS_SUCCESS);
+}

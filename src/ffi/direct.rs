@@ -28,6 +28,7 @@ use std::ffi::c_void;
 
 use crate::mr::{DirectPath, ALLOCATION_ALIGNMENT, MEM_ATTACH_GLOBAL};
 use crate::runtime::process_is_exiting;
+use crate::watchers::{Watcher, WATCHERS};
 
 /// Larger requests take the checked path: 128 TiB, more than any device has and the
 /// whole user address space of x86-64 (4-level paging) and of CUDA's and HIP's devices.
@@ -81,7 +82,7 @@ pub(super) fn try_allocate(
     stream: usize,
     out: *mut *mut c_void,
 ) -> bool {
-    if bytes == 0 || bytes > DIRECT_MAX_BYTES || out.is_null() || crate::counters::enabled() {
+    if bytes == 0 || bytes > DIRECT_MAX_BYTES || out.is_null() || WATCHERS.on(Watcher::Counters) {
         return false;
     }
     if !thread_set_up() {
@@ -127,7 +128,7 @@ pub(super) fn try_allocate(
 /// docs).
 #[inline]
 pub(super) fn try_deallocate(path: DirectPath, ptr: *mut c_void, stream: usize) -> bool {
-    if ptr.is_null() || crate::counters::enabled() || process_is_exiting() {
+    if ptr.is_null() || WATCHERS.on(Watcher::Counters) || process_is_exiting() {
         return false;
     }
     if !thread_set_up() {
@@ -284,7 +285,7 @@ mod tests {
     #[test]
     fn thin_calls_take_the_direct_path_and_everything_else_the_checked_one() {
         use rmm_status_t::*;
-        if crate::counters::enabled() {
+        if WATCHERS.on(Watcher::Counters) {
             // RMM_COUNTERS=1: every call is counted, so none takes the direct path.
             return;
         }

@@ -15,14 +15,16 @@
 //!
 //! Beside the resource, a slot's entry keeps the resource's direct path (see
 //! `ffi::direct`), so that a thin resource's allocation reads one slot and one entry
-//! before its runtime call.
+//! before its runtime call; a pool's slot publishes its fronts itself, so that a front's
+//! hit reads the slot and then the fronts (the resource's `Arc`, vtable and core were
+//! four more dependent loads).
 
 use std::sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 
 use parking_lot::{Mutex, RwLock};
 
 use crate::error::{Error, Result};
-use crate::mr::{DirectPath, PoolMemoryResource, SharedResource};
+use crate::mr::{DirectPath, PoolFronts, PoolMemoryResource, SharedResource};
 
 const CHUNK: usize = 1024;
 const MAX_CHUNKS: usize = 4096;
@@ -68,15 +70,20 @@ struct SlotState {
 }
 
 /// One handle slot: the state behind a lock for writers, and its read-only summary for
-/// the hot path.
+/// the hot path. A cache line each, so that the summary is one line.
 #[derive(Default)]
+#[repr(align(64))]
 struct Slot {
-    state: RwLock<SlotState>,
     /// `generation << 1 | 1` while the slot holds a resource, `generation << 1` otherwise.
     stamp: AtomicU64,
     /// The boxed entry while the slot holds one, else null.
     resource: AtomicPtr<Entry>,
+    /// The fronts of the pool the slot holds, else null.
+    fronts: AtomicPtr<PoolFronts>,
+    state: RwLock<SlotState>,
 }
+
+const _: () = assert!(size_of::<Slot>() == 64);
 
 impl Slot {
     fn live_stamp(generation: u32) -> u64 {
@@ -168,6 +175,8 @@ impl HandleTable {
             device,
             is_pool,
         }));
+        let fronts: *const PoolFronts = boxed.pool().map_or(std::ptr::null(), |p| p.fronts());
+        slot.fronts.store(fronts.cast_mut(), Ordering::Release);
         slot.resource
             .store(&mut **boxed as *mut Entry, Ordering::Release);
         slot.stamp
@@ -244,26 +253,39 @@ impl HandleTable {
     /// The entry of a live `handle`, read without writing to the slot; `None` when the
     /// handle is not live (the locked path then says why). The entry stays valid while the
     /// caller holds the handle (module docs).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn entry(&self, handle: usize) -> Option<&Entry> {
-        if let Some((index, generation)) = Self::decode(handle) {
-            if let Some(slot) = self.slot(index) {
-                let want = Slot::live_stamp(generation);
-                if slot.stamp.load(Ordering::Acquire) == want {
-                    let p = slot.resource.load(Ordering::Acquire);
-                    // Seqlock read: the stamp is unchanged after reading the pointer, so the
-                    // pointer belongs to this generation.
-                    fence(Ordering::Acquire);
-                    if !p.is_null() && slot.stamp.load(Ordering::Relaxed) == want {
-                        // SAFETY: `p` is the boxed entry of this live generation; the box is
-                        // freed only when the handle's last reference is released, which
-                        // the caller may not do while using the handle (module docs).
-                        return Some(unsafe { &*p });
-                    }
-                }
-            }
+        self.published(handle, |slot| &slot.resource)
+    }
+
+    /// The fronts of the pool behind a live `handle`; `None` when the handle is not live or
+    /// not a pool. Valid as long as [`Self::entry`]'s answer: the entry's resource owns them.
+    #[inline(always)]
+    pub(crate) fn fronts(&self, handle: usize) -> Option<&PoolFronts> {
+        self.published(handle, |slot| &slot.fronts)
+    }
+
+    /// What `field` of a live `handle`'s slot points to, read without writing to the slot.
+    #[inline(always)]
+    fn published<T>(&self, handle: usize, field: impl Fn(&Slot) -> &AtomicPtr<T>) -> Option<&T> {
+        let (index, generation) = Self::decode(handle)?;
+        let slot = self.slot(index)?;
+        let want = Slot::live_stamp(generation);
+        if slot.stamp.load(Ordering::Acquire) != want {
+            return None;
         }
-        None
+        let p = field(slot).load(Ordering::Acquire);
+        // Seqlock read: the stamp is unchanged after reading the pointer, so the pointer
+        // belongs to this generation.
+        fence(Ordering::Acquire);
+        if p.is_null() || slot.stamp.load(Ordering::Relaxed) != want {
+            return None;
+        }
+        // SAFETY: `p` was published for this live generation (`insert`) and points into
+        // the slot's boxed entry or the resource it owns, which are freed only when the
+        // handle's last reference is released; the caller may not do that while using the
+        // handle (module docs).
+        Some(unsafe { &*p })
     }
 
     /// Adds a reference to `handle`.
@@ -294,6 +316,7 @@ impl HandleTable {
             slot.stamp
                 .store(u64::from(s.generation) << 1, Ordering::Release);
             slot.resource.store(std::ptr::null_mut(), Ordering::Release);
+            slot.fronts.store(std::ptr::null_mut(), Ordering::Release);
             s.value.take()
         };
         self.free.lock().push(index);

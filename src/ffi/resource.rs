@@ -8,6 +8,7 @@ use super::{
 };
 use crate::mr::FrontAnswer;
 use crate::runtime::Stream;
+use crate::watchers::WATCHERS;
 
 /// The fixed, human-readable description of a status code (never NULL).
 #[no_mangle]
@@ -121,24 +122,26 @@ pub unsafe extern "C" fn rmm_allocate_async(
     stream: rmm_stream_t,
     ptr: *mut *mut c_void,
 ) -> rmm_status_t {
-    if crate::history::enabled() {
-        let entry = handle::RESOURCES.entry(resource as usize);
-        // Not a tail call: a recorded event's stack starts at this C call, which a tail call
-        // would take off the stack.
+    if WATCHERS.any() {
+        if crate::history::enabled() {
+            let entry = handle::RESOURCES.entry(resource as usize);
+            // Not a tail call: a recorded event's stack starts at this C call, which a tail
+            // call would take off the stack.
+            // SAFETY: same contract as this function.
+            return std::hint::black_box(unsafe {
+                recorded_allocate(entry, resource, bytes, stream, ptr)
+            });
+        }
+        // Counted: the resource's own path counts.
         // SAFETY: same contract as this function.
-        return std::hint::black_box(unsafe {
-            recorded_allocate(entry, resource, bytes, stream, ptr)
-        });
+        return unsafe { allocate_slow(resource, bytes, stream, ptr, false) };
     }
     // A pool front's hit makes no call here, so this function saves few registers; anything
     // else is one call in tail position.
     let mut front_missed = false;
     if !ptr.is_null() {
-        if let Some(pool) = handle::RESOURCES
-            .entry(resource as usize)
-            .and_then(handle::Entry::pool)
-        {
-            match pool.allocate_hit(bytes, stream_of(stream)) {
+        if let Some(fronts) = handle::RESOURCES.fronts(resource as usize) {
+            match fronts.allocate_hit(bytes, stream_of(stream)) {
                 FrontAnswer::Served(p) => {
                     // SAFETY: `ptr` checked non-null above.
                     unsafe { write_out(ptr, p) };
@@ -237,17 +240,17 @@ pub extern "C" fn rmm_deallocate_async(
     bytes: usize,
     stream: rmm_stream_t,
 ) -> rmm_status_t {
-    if crate::history::enabled() {
-        // Not a tail call (see `rmm_allocate_async`).
-        return std::hint::black_box(deallocate_recorded(resource, ptr, bytes, stream));
+    if WATCHERS.any() {
+        if crate::history::enabled() {
+            // Not a tail call (see `rmm_allocate_async`).
+            return std::hint::black_box(deallocate_recorded(resource, ptr, bytes, stream));
+        }
+        return deallocate_slow(resource, ptr, bytes, stream, false);
     }
     // As in `rmm_allocate_async`: a pool front's hit makes no call, the rest is one.
     let mut front_missed = false;
-    if let Some(pool) = handle::RESOURCES
-        .entry(resource as usize)
-        .and_then(handle::Entry::pool)
-    {
-        match pool.deallocate_hit(ptr, bytes, stream_of(stream)) {
+    if let Some(fronts) = handle::RESOURCES.fronts(resource as usize) {
+        match fronts.deallocate_hit(ptr, bytes, stream_of(stream)) {
             FrontAnswer::Served(()) => return rmm_status_t::RMM_STATUS_SUCCESS,
             FrontAnswer::Missed => front_missed = true,
             FrontAnswer::NotAsked => {}

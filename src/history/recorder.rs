@@ -23,11 +23,11 @@ use serde_json::{json, Value};
 use crate::error::{Error, Result};
 use crate::fast_map::FastMap;
 use crate::spin_lock::SpinLock;
+use crate::watchers::{Watcher, WATCHERS};
 
 /// Events kept by default.
 pub const DEFAULT_MAX_ENTRIES: usize = 100_000;
 
-static ON: AtomicBool = AtomicBool::new(false);
 /// Whether events keep their stacks (read before taking the lock: a stack walk is slow).
 static STACKS: AtomicBool = AtomicBool::new(false);
 
@@ -134,10 +134,10 @@ impl State {
     }
 }
 
-/// Whether recording is on (the hot path's only cost while it is off).
+/// Whether recording is on.
 #[inline(always)]
 pub fn enabled() -> bool {
-    ON.load(Ordering::Relaxed)
+    WATCHERS.on(Watcher::History)
 }
 
 /// Starts recording (or restarts it, forgetting what was recorded): at most `max_entries`
@@ -160,13 +160,13 @@ pub fn enable(max_entries: usize, stacks: bool) -> Result<()> {
         live: FastMap::default(),
     });
     STACKS.store(stacks, Ordering::SeqCst);
-    ON.store(true, Ordering::SeqCst);
+    WATCHERS.set(Watcher::History, true);
     Ok(())
 }
 
 /// Stops recording and forgets what was recorded.
 pub fn disable() {
-    ON.store(false, Ordering::SeqCst);
+    WATCHERS.set(Watcher::History, false);
     *STATE.lock() = None;
 }
 

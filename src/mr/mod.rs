@@ -74,8 +74,8 @@ pub use per_device::{
     set_per_device_resource, set_per_device_resource_tagged, TagRelease, TAG_KEYS,
 };
 pub use pinned_host::PinnedHostMemoryResource;
-pub(crate) use pool::FrontAnswer;
 pub use pool::{FreeSummary, PoolMemoryResource};
+pub(crate) use pool::{FrontAnswer, Fronts as PoolFronts};
 pub use sam_headroom::SamHeadroomMemoryResource;
 pub use system::SystemMemoryResource;
 pub use vmm_pool::{VirtualSpace, VmmPoolMemoryResource, VmmPoolOptions};

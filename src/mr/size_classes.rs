@@ -96,17 +96,16 @@ const fn class_units(c: usize) -> usize {
 }
 
 /// For a request of `units` 256-byte units (1 ..= [`CACHED_MAX`] / 256): its own class
-/// ([`bin_of`]) and the first class whose every block fits it ([`bin_above`]), from one
-/// class computation: the request needs the next class exactly when it is not its own
-/// class's smallest size.
+/// ([`bin_of`]) and the first class whose every block fits it ([`bin_above`]). With `s` the
+/// request's shift (its highest bit less 4, at least 0), the classes of one power of two
+/// are `16 s + (units >> s)`: its own class rounds `units` down, the next rounds it up (a
+/// count that rounds up to the next power of two lands on that power's first class).
 #[inline(always)]
 pub(crate) fn bins_of_request(units: usize) -> (usize, usize) {
     debug_assert!((1..=CACHED_MAX / ALLOCATION_ALIGNMENT).contains(&units));
-    let (fl, sl) = mapping_insert(units);
-    let l = usize::BITS - 1 - (units | 1).leading_zeros();
-    let below = (1usize << l.saturating_sub(4)) - 1;
-    let own = fl * 16 + sl;
-    (own, own + usize::from(units & below != 0))
+    let s = (usize::BITS - 1 - (units | 16).leading_zeros()) - 4;
+    let base = (s as usize) << 4;
+    (base + (units >> s), base + ((units + (1 << s) - 1) >> s))
 }
 
 /// ⌊√n⌋ (`u64::isqrt` is newer than the crate's minimum Rust): Newton's method from above.

@@ -23,6 +23,7 @@
 //!   on introspection, when their stream is destroyed, when they switch streams and when
 //!   their thread ends. Statistics count cached blocks as free.
 
+use std::ffi::c_void;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
 use super::{round_up, ALIGN, NAME, UNIT_SHIFT};
@@ -30,6 +31,7 @@ use crate::error::{Error, Result};
 use crate::mr::biased_lock::{BiasedLock, LockGuard, Owned, OwnerGuard};
 use crate::mr::size_classes::{bin_of, bins_of_request, caps_for, CACHED_MAX, CLASSES};
 use crate::mr::stream_ordered::thread_number;
+use crate::mr::thread_slot::known_thread_slot;
 use crate::runtime::Stream;
 
 /// Blocks up to this size are cached.
@@ -230,6 +232,37 @@ impl Table {
         }
     }
 
+    /// [`Self::find`] over the first group of `addr`'s probe sequence only, for a hit path:
+    /// at most half the table is taken, so nearly every entry is within 8 slots of its
+    /// home, and this makes no loop but the one over that group's candidates.
+    #[inline(always)]
+    fn find_near(&self, addr: usize) -> Near {
+        let mask = self.mask();
+        let (i, tag) = self.home(addr);
+        debug_assert!(i + GROUP <= self.tags.len());
+        // SAFETY: `i` is at most `mask` and the tags have `mask + GROUP` entries (`over`):
+        // the group's 8 bytes are in them. `u64::from_le_bytes` needs no alignment.
+        let g = u64::from_le_bytes(unsafe { self.tags.as_ptr().add(i).cast::<[u8; 8]>().read() });
+        // Every candidate is compared by address: one past the first empty slot (or a
+        // false flag of `zero_bytes`) is never the address, since entries never lie past
+        // an empty slot of their sequence. Nor is an empty or removed slot (address 0 or 1:
+        // their tags have no live bit).
+        let mut hits = zero_bytes(g ^ (LO_BITS * u64::from(tag)));
+        while hits != 0 {
+            let j = (i + (hits.trailing_zeros() / 8) as usize) & mask;
+            // SAFETY: `j` is masked into the slots.
+            if unsafe { self.slots.get_unchecked(j) }.addr == addr {
+                return Near::Found(j as u32);
+            }
+            hits &= hits - 1;
+        }
+        if zero_bytes(g) != 0 {
+            Near::Absent
+        } else {
+            Near::Further
+        }
+    }
+
     /// Whether one more entry keeps entries and tombstones within half the table.
     #[inline(always)]
     fn has_room(&self) -> bool {
@@ -285,6 +318,16 @@ impl Table {
             self.gone -= 1;
         }
     }
+}
+
+/// What [`Table::find_near`] found.
+enum Near {
+    /// The address's slot.
+    Found(u32),
+    /// The address is not in the table.
+    Absent,
+    /// Its probe sequence goes on past the first group: [`Table::find`] answers.
+    Further,
 }
 
 /// A block leaving a front, to be freed into its structure on `stream`.
@@ -405,11 +448,21 @@ impl Front {
     /// Unlinks the head of bin `c` (non-empty).
     #[inline(always)]
     fn pop(&mut self, c: usize) -> u32 {
-        let i = self.heads[c];
-        let en = *self.ent(i);
-        self.heads[c] = en.next;
-        self.head_size[c] = u32::from(en.next_units) << 8;
-        self.counts[c] -= 1;
+        debug_assert!(c < CLASSES && self.heads[c] != NONE);
+        // SAFETY (the hit path's indexing, unchecked): `c` is below CLASSES, the length of
+        // the bin arrays but `heads` and `head_size`, which have one more (callers pop
+        // non-empty bins, and the last bin is always empty); a bin's head is a slot of the
+        // table (bins link table slots, rebuilt with it).
+        let i = unsafe { *self.heads.get_unchecked(c) };
+        debug_assert!((i as usize) < self.table.slots.len());
+        // SAFETY: as above.
+        let en = unsafe { *self.table.slots.get_unchecked(i as usize) };
+        // SAFETY: as above.
+        unsafe {
+            *self.heads.get_unchecked_mut(c) = en.next;
+            *self.head_size.get_unchecked_mut(c) = u32::from(en.next_units) << 8;
+            *self.counts.get_unchecked_mut(c) -= 1;
+        }
         self.cached_bytes -= en.size as usize;
         self.cached_count -= 1;
         i
@@ -458,20 +511,35 @@ impl Front {
         // The request's own class first (its head may be big enough), then the first class
         // whose every block fits.
         let (own, fits) = bins_of_request(rounded >> UNIT_SHIFT);
+        debug_assert!(own <= CLASSES && fits <= CLASSES);
+        // SAFETY: a request of at most FRONT_MAX is of classes at most CLASSES
+        // (`bins_of_request`), and `head_size` and `heads` have CLASSES + 1 entries.
+        let own_size = unsafe { *self.head_size.get_unchecked(own) };
         // An empty bin's head size is 0, below any request; the last bin stays empty.
-        let c = if self.head_size[own] as usize >= rounded {
+        let c = if own_size as usize >= rounded {
             own
         } else {
             fits
         };
-        if self.heads[c] == NONE {
+        // SAFETY: as above.
+        if unsafe { *self.heads.get_unchecked(c) } == NONE {
             return None;
         }
         let i = self.pop(c);
-        let en = self.ent_mut(i);
+        // SAFETY: `pop` returns a slot of the table.
+        let en = unsafe { self.table.slots.get_unchecked_mut(i as usize) };
         // `rounded` fits in the block (at most FRONT_MAX): no truncation.
         en.req = rounded as u32;
         Some(en.addr)
+    }
+
+    /// [`Self::take`] when the front caches for `stream`.
+    #[inline(always)]
+    pub fn take_for(&mut self, rounded: usize, stream: Stream) -> Option<usize> {
+        if self.stream != Some(norm(stream)) {
+            return None;
+        }
+        self.take(rounded)
     }
 
     /// A free of `ptr` (`bytes`, on `stream`) by the owning thread, if this front holds it:
@@ -520,14 +588,40 @@ impl Front {
 
     /// The hit path of a free by the owning thread: keeps `ptr` (`bytes`, on `stream`, which
     /// [`norm`] made) in its bin when this front handed it out, the size matches and it has
-    /// room within `budget`. False, with nothing changed, for anything else: the caller then
+    /// room within `limits`. False, with nothing changed, for anything else: the caller then
     /// takes the full path ([`Front::free`]), which reports or returns the block.
     #[inline(always)]
     pub fn keep(&mut self, ptr: usize, bytes: usize, stream: Stream, limits: &Limits) -> bool {
-        let Some(i) = self.table.find(ptr) else {
-            return false;
-        };
-        let en = self.ent(i);
+        match self.table.find(ptr) {
+            Some(i) => self.keep_at(i, bytes, stream, limits),
+            None => false,
+        }
+    }
+
+    /// [`Self::keep`] for the call-free hit path, which looks in the first group of the
+    /// table only ([`Table::find_near`]): [`FrontAnswer::NotAsked`] when the block may lie
+    /// further, [`FrontAnswer::Missed`] when the front does not hold it or does not keep it.
+    #[inline(always)]
+    pub fn keep_near(
+        &mut self,
+        ptr: usize,
+        bytes: usize,
+        stream: Stream,
+        limits: &Limits,
+    ) -> FrontAnswer<()> {
+        match self.table.find_near(ptr) {
+            Near::Found(i) if self.keep_at(i, bytes, stream, limits) => FrontAnswer::Served(()),
+            Near::Found(_) | Near::Absent => FrontAnswer::Missed,
+            Near::Further => FrontAnswer::NotAsked,
+        }
+    }
+
+    /// [`Self::keep`] of the block in slot `i` (a slot of the table).
+    #[inline(always)]
+    fn keep_at(&mut self, i: u32, bytes: usize, stream: Stream, limits: &Limits) -> bool {
+        debug_assert!((i as usize) < self.table.slots.len());
+        // SAFETY: `i` is a slot of the table (callers pass what `find` or `find_near` found).
+        let en = unsafe { self.table.slots.get_unchecked(i as usize) };
         // A live entry's `req` is nonzero and at most FRONT_MAX: `bytes` matches when it
         // rounds to it (a free block's 0 and an overflowing size never do).
         let (req, size, class) = (en.req as usize, en.size as usize, en.class as usize);
@@ -613,8 +707,13 @@ impl Owned for Front {
 /// A front behind a lock biased to its owner, on its own cache lines. The owning thread is
 /// almost always the only one to take it (others do when they empty it or free a block it
 /// handed out), so it enters without an atomic read-modify-write.
-#[repr(align(128))]
+///
+/// Aligned to a power of two above its size, so that finding a thread's front is a shift
+/// (1 664 bytes were a multiplication on every hit path's chain of dependent loads).
+#[repr(align(2048))]
 pub(super) struct FrontCell(BiasedLock<Front>);
+
+const _: () = assert!(size_of::<FrontCell>() == 2048);
 
 /// Exclusive access to a front, under its lock.
 pub(super) type FrontGuard<'a> = LockGuard<'a, Front>;
@@ -644,7 +743,7 @@ impl FrontCell {
 /// neighbour written by another thread (the global pool's state, the count of batches
 /// being returned) would make each of them miss.
 #[repr(align(128))]
-pub(super) struct Fronts {
+pub(crate) struct Fronts {
     list: Box<[FrontCell]>,
     /// What each front may hold. Read at every free, written when the pool grows.
     limits: Limits,
@@ -691,7 +790,7 @@ impl Limits {
 }
 
 impl Fronts {
-    pub fn new() -> Self {
+    pub(super) fn new() -> Self {
         // Twice the CPUs: live threads get distinct slots (smallest first), so a program
         // with a thread per CPU plus a main thread still gives each its own front.
         let n = std::thread::available_parallelism()
@@ -708,7 +807,7 @@ impl Fronts {
 
     /// What a front may hold now.
     #[inline(always)]
-    pub fn limits(&self) -> &Limits {
+    pub(super) fn limits(&self) -> &Limits {
         &self.limits
     }
 
@@ -718,7 +817,7 @@ impl Fronts {
     /// front that holds much of a small pool's free memory makes it grow: with 64 MiB fronts
     /// a pool growing from nothing under the streams workload took 1.70 times its peak live
     /// bytes from upstream, against 1.36 times without fronts.
-    pub fn set_pool_size(&self, pool_size: usize) {
+    pub(super) fn set_pool_size(&self, pool_size: usize) {
         let bytes = (pool_size / POOL_SHARE).clamp(FRONT_MIN_BYTES, FRONT_BYTES);
         if bytes != self.limits.bytes() {
             self.limits.set(bytes);
@@ -727,26 +826,86 @@ impl Fronts {
 
     /// The front of thread slot `slot`.
     #[inline(always)]
-    pub fn of(&self, slot: usize) -> &FrontCell {
-        &self.list[slot & (self.list.len() - 1)]
+    pub(super) fn of(&self, slot: usize) -> &FrontCell {
+        let i = slot & (self.list.len() - 1);
+        debug_assert!(i < self.list.len());
+        // SAFETY: the list's length is a power of two, at least 8 (`new`), so `i` is in it
+        // (the check the compiler could not remove: a length of 0 would wrap the mask).
+        unsafe { self.list.get_unchecked(i) }
+    }
+
+    /// The C ABI's leanest hit path: an allocation from the calling thread's front when the
+    /// front is biased to the thread (the pool's `allocate_cached` without its locked way
+    /// in). It counts nothing: the caller takes it only while no watcher is on
+    /// ([`crate::watchers`]). It makes no call (a call makes the C entry point that inlines
+    /// it save registers on every allocation). Anything but [`FrontAnswer::Served`] changed
+    /// nothing: after [`FrontAnswer::Missed`] the caller goes to the pool's
+    /// `allocate_uncached`, after [`FrontAnswer::NotAsked`] to the full path.
+    #[inline(always)]
+    pub(crate) fn allocate_hit(&self, bytes: usize, stream: Stream) -> FrontAnswer<*mut c_void> {
+        if bytes.wrapping_sub(1) >= FRONT_MAX {
+            return FrontAnswer::NotAsked;
+        }
+        // At most FRONT_MAX: no overflow.
+        let rounded = (bytes + ALIGN - 1) & !(ALIGN - 1);
+        let Some(me) = known_thread_slot() else {
+            return FrontAnswer::NotAsked;
+        };
+        let Some(mut f) = self.of(me).enter(me) else {
+            return FrontAnswer::NotAsked;
+        };
+        match f.take_for(rounded, stream) {
+            Some(p) => FrontAnswer::Served(p as *mut c_void),
+            None => FrontAnswer::Missed,
+        }
+    }
+
+    /// The free's counterpart of [`Self::allocate_hit`]: after [`FrontAnswer::Missed`] the
+    /// caller goes to the pool's `deallocate_uncached`.
+    #[inline(always)]
+    pub(crate) fn deallocate_hit(
+        &self,
+        ptr: *mut c_void,
+        bytes: usize,
+        stream: Stream,
+    ) -> FrontAnswer<()> {
+        let Some(me) = known_thread_slot() else {
+            return FrontAnswer::NotAsked;
+        };
+        let Some(mut f) = self.of(me).enter(me) else {
+            return FrontAnswer::NotAsked;
+        };
+        f.keep_near(ptr as usize, bytes, norm(stream), &self.limits)
     }
 
     /// How many fronts there are (a power of two).
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.list.len()
     }
 
     /// Every front.
-    pub fn all(&self) -> impl Iterator<Item = &FrontCell> {
+    pub(super) fn all(&self) -> impl Iterator<Item = &FrontCell> {
         self.list.iter()
     }
 
     /// Takes every front's bias from its owner at once (one heavy fence, not one per
     /// front), before a pass by thread slot `me` that locks them all; `me`'s own front
     /// needs no fence and stays biased.
-    pub fn revoke_all(&self, me: usize) {
+    pub(super) fn revoke_all(&self, me: usize) {
         crate::mr::biased_lock::revoke_all(self.list.iter().map(|c| &c.0), me);
     }
+}
+
+/// What a front's call-free hit path found ([`Fronts::allocate_hit`]).
+pub(crate) enum FrontAnswer<T> {
+    /// The front served the call.
+    Served(T),
+    /// The front was asked and could not serve it (nothing changed): the pool's uncached
+    /// path answers, without asking the front again.
+    Missed,
+    /// The front was not asked (not biased to the thread, a size it never holds): the full
+    /// path answers.
+    NotAsked,
 }
 
 /// `stream` as fronts compare it: the legacy default stream is the default stream.
@@ -766,215 +925,5 @@ pub(super) fn should_retarget(front: &Front, stream: Stream) -> bool {
 }
 
 #[cfg(test)]
-mod table_tests {
-    use super::*;
-    use crate::mr::free_index::mapping_search;
-    use proptest::prelude::*;
-    use std::collections::HashMap;
-
-    #[derive(Clone, Debug)]
-    enum Op {
-        /// Adopt block `k` of `units` × 256 bytes.
-        Adopt(usize, usize),
-        /// Take a request of `units` × 256 bytes.
-        Take(usize),
-        /// Free block `k` with its request (or a wrong size).
-        Free(usize, bool),
-        Drain,
-    }
-
-    fn op() -> impl Strategy<Value = Op> {
-        prop_oneof![
-            4 => (0usize..160, prop_oneof![1usize..=4, 1usize..=4096])
-                .prop_map(|(k, u)| Op::Adopt(k, u)),
-            3 => prop_oneof![1usize..=4, 1usize..=4096].prop_map(Op::Take),
-            4 => (0usize..160, any::<bool>()).prop_map(|(k, w)| Op::Free(k, w)),
-            1 => Just(Op::Drain),
-        ]
-    }
-
-    #[derive(Clone, Copy, Debug, PartialEq)]
-    enum St {
-        Free,
-        Live(usize),
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(256))]
-
-        /// Whatever the order of adoptions, takes, frees and drains (tombstones, rebuilds),
-        /// the front holds exactly the blocks a model holds, each findable, with the right
-        /// state, and its byte and block counts add up.
-        #[test]
-        fn front_table_matches_a_model(ops in proptest::collection::vec(op(), 1..300)) {
-            let s = Stream::DEFAULT;
-            let mut f = Front::new();
-            f.stream = Some(s);
-            let mut model: HashMap<usize, (usize, St)> = HashMap::new();
-            let addr = |k: usize| (k + 1) << 24;
-            for op in ops {
-                match op {
-                    Op::Adopt(k, units) => {
-                        let a = addr(k);
-                        if model.contains_key(&a) {
-                            continue;
-                        }
-                        let size = units << UNIT_SHIFT;
-                        if f.adopt(a, size, k as u32, 0, s, &Limits::new(FRONT_BYTES)) {
-                            model.insert(a, (size, St::Free));
-                        }
-                    }
-                    Op::Take(units) => {
-                        let rounded = units << UNIT_SHIFT;
-                        match f.take(rounded) {
-                            Some(a) => {
-                                let e = model.get_mut(&a).expect("taken block is known");
-                                prop_assert_eq!(e.1, St::Free);
-                                prop_assert!(e.0 >= rounded, "{} < {}", e.0, rounded);
-                                e.1 = St::Live(rounded);
-                            }
-                            None => {
-                                // The search class holds no free block.
-                                let (fl, sl) = mapping_search(units);
-                                let c2 = fl * 16 + sl;
-                                prop_assert!(!model
-                                    .values()
-                                    .any(|&(size, st)| st == St::Free && bin_of(size) == c2));
-                            }
-                        }
-                    }
-                    Op::Free(k, wrong) => {
-                        let a = addr(k);
-                        let got = match model.get(&a).copied() {
-                            None => {
-                                prop_assert!(matches!(f.free(a, 256, s, true, &Limits::new(FRONT_BYTES)), Ok(Freed::NotHere)));
-                                continue;
-                            }
-                            Some((_, St::Free)) => {
-                                prop_assert!(f.free(a, 256, s, true, &Limits::new(FRONT_BYTES)).is_err(), "double free");
-                                continue;
-                            }
-                            Some((_, St::Live(req))) if wrong => {
-                                prop_assert!(f.free(a, req + 256, s, true, &Limits::new(FRONT_BYTES)).is_err(), "wrong size");
-                                continue;
-                            }
-                            Some((_, St::Live(req))) => f.free(a, req, s, true, &Limits::new(FRONT_BYTES)),
-                        };
-                        match got {
-                            Ok(Freed::Kept) => model.get_mut(&a).unwrap().1 = St::Free,
-                            Ok(Freed::Return(r)) => {
-                                prop_assert_eq!(r.addr, a);
-                                prop_assert_eq!(r.block as usize, k);
-                                model.remove(&a);
-                            }
-                            other => prop_assert!(false, "free of a live block: {:?}", other),
-                        }
-                    }
-                    Op::Drain => {
-                        let mut out = Vec::new();
-                        f.drain(&mut out);
-                        let mut got: Vec<usize> = out.iter().map(|r| r.addr).collect();
-                        got.sort_unstable();
-                        let mut want: Vec<usize> = model
-                            .iter()
-                            .filter(|(_, v)| v.1 == St::Free)
-                            .map(|(a, _)| *a)
-                            .collect();
-                        want.sort_unstable();
-                        prop_assert_eq!(got, want);
-                        model.retain(|_, v| v.1 != St::Free);
-                    }
-                }
-                let free: Vec<usize> =
-                    model.values().filter(|v| v.1 == St::Free).map(|v| v.0).collect();
-                prop_assert_eq!(f.cached_count, free.len());
-                prop_assert_eq!(f.cached_bytes, free.iter().sum::<usize>());
-                prop_assert_eq!(f.table.len, model.len());
-                prop_assert!(2 * (f.table.len + f.table.gone) <= f.table.slots.len());
-                // Every tag agrees with its slot: empty, removed, or the address's own tag.
-                let t = &f.table;
-                for (i, (e, &tag)) in t.slots.iter().zip(t.tags.iter()).enumerate() {
-                    match e.addr {
-                        EMPTY => prop_assert_eq!(tag, TAG_EMPTY, "slot {}", i),
-                        GONE => prop_assert_eq!(tag, TAG_GONE, "slot {}", i),
-                        a => prop_assert_eq!(tag, t.home(a).1, "slot {}", i),
-                    }
-                }
-                prop_assert_eq!(t.tags[..t.slots.len()].iter().filter(|&&g| g == TAG_GONE).count(), t.gone);
-                // The tags past the end repeat the first ones.
-                let n = t.slots.len();
-                prop_assert_eq!(&t.tags[n..], &t.tags[..GROUP - 1]);
-                // Each bin's head size is its first block's (0 when empty), at most rounded
-                // down to 256 bytes; the extra bin stays empty.
-                for c in 0..=CLASSES {
-                    let want = match f.heads[c] {
-                        NONE => 0,
-                        i => f.table.slots[i as usize].size,
-                    };
-                    prop_assert!(
-                        f.head_size[c] <= want && f.head_size[c] >= want & !255,
-                        "class {}: head size {} for a head of {}", c, f.head_size[c], want
-                    );
-                }
-                prop_assert_eq!(f.heads[CLASSES], NONE);
-                for (&a, &(size, st)) in &model {
-                    let i = f.table.find(a).expect("every held block is in the table");
-                    let e = f.table.slots[i as usize];
-                    prop_assert_eq!(e.size as usize, size);
-                    prop_assert_eq!(e.req as usize, match st { St::Free => 0, St::Live(r) => r });
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn keep_takes_only_good_frees_and_changes_nothing_otherwise() {
-        let s = Stream::DEFAULT;
-        let other = Stream(0x5000);
-        let mut f = Front::new();
-        f.stream = Some(s);
-        let a = 1 << 20;
-        assert!(f.adopt(a, 4096, 0, 0, s, &Limits::new(FRONT_BYTES)));
-        assert_eq!(f.take(4096), Some(a));
-        let held = (f.cached_bytes, f.cached_count, f.table.len);
-        // Not held, wrong size, another stream, no room: false, nothing changed.
-        assert!(!f.keep(a + 4096, 4000, s, &Limits::new(FRONT_BYTES)));
-        assert!(!f.keep(0, 4000, s, &Limits::new(FRONT_BYTES)));
-        assert!(!f.keep(a, 3000, s, &Limits::new(FRONT_BYTES)));
-        assert!(!f.keep(a, usize::MAX, s, &Limits::new(FRONT_BYTES)));
-        assert!(!f.keep(a, 4000, other, &Limits::new(FRONT_BYTES)));
-        assert!(!f.keep(a, 4000, s, &Limits::new(1024)));
-        assert_eq!((f.cached_bytes, f.cached_count, f.table.len), held);
-        // A good free is kept (any size rounding to the request), then is a double free.
-        assert!(f.keep(a, 3841, s, &Limits::new(FRONT_BYTES)));
-        assert_eq!((f.cached_bytes, f.cached_count), (4096, 1));
-        assert!(!f.keep(a, 3841, s, &Limits::new(FRONT_BYTES)));
-        assert!(f.free(a, 3841, s, true, &Limits::new(FRONT_BYTES)).is_err());
-        assert_eq!(f.take(4096), Some(a));
-    }
-
-    #[test]
-    fn tombstones_are_cleared_or_rebuilt_away() {
-        let s = Stream::DEFAULT;
-        let mut f = Front::new();
-        f.stream = Some(s);
-        // Many adopt/return cycles over distinct addresses: the table must not fill with
-        // tombstones (it stays within half, rebuilding when needed).
-        for round in 0..2000usize {
-            let a = (round + 1) << 20;
-            assert!(f.adopt(a, 256, 0, 0, s, &Limits::new(FRONT_BYTES)));
-            assert_eq!(f.take(256), Some(a));
-            match f.free(a, 256, s, false, &Limits::new(FRONT_BYTES)).unwrap() {
-                Freed::Return(r) => assert_eq!(r.addr, a),
-                other => panic!("{other:?}"),
-            }
-            assert!(2 * (f.table.len + f.table.gone) <= f.table.slots.len());
-        }
-        assert_eq!(f.table.len, 0);
-        assert!(
-            f.table.slots.len() <= 64,
-            "{} slots for no entries",
-            f.table.slots.len()
-        );
-    }
-}
+#[path = "front_table_tests.rs"]
+mod table_tests;

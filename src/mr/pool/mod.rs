@@ -45,7 +45,7 @@ use parking_lot::Mutex;
 use super::ptr_map::SlotHint;
 use super::stream_lifetime::{self, StreamState};
 use super::stream_ordered::PerStreamLists;
-use super::thread_slot::{known_thread_slot, thread_slot, ThreadExit};
+use super::thread_slot::{thread_slot, ThreadExit};
 use super::ALLOCATION_ALIGNMENT as ALIGN;
 use super::{current_device_or_unknown, DeviceMemoryResource, SharedResource};
 use crate::error::{Error, Result};
@@ -73,6 +73,7 @@ use shard::{Shards, CONTENTION_TO_SHARD, SHARD_MAX};
 
 pub(in crate::mr) use block::Inner as Structure;
 pub(in crate::mr) use block::{Chunk, State};
+pub(crate) use front::{FrontAnswer, Fronts};
 pub(crate) use growth::Placement;
 pub use summary::FreeSummary;
 
@@ -532,7 +533,7 @@ impl PoolMemoryResource {
         let me = thread_slot();
         let p = match self.core.fronts.of(me).enter(me) {
             // Biased to this thread, which therefore owns the front.
-            Some(mut f) => take_on(&mut f, rounded, stream),
+            Some(mut f) => f.take_for(rounded, stream),
             None => self.take_locked(me, rounded, stream),
         }?;
         crate::counters::bump(crate::counters::Counter::FrontHits);
@@ -546,7 +547,7 @@ impl PoolMemoryResource {
         if f.owner != me {
             return None;
         }
-        take_on(&mut f, rounded, stream)
+        f.take_for(rounded, stream)
     }
 
     /// The hit path of a free: true when the calling thread's front handed `ptr` out and
@@ -580,54 +581,10 @@ impl PoolMemoryResource {
             )
     }
 
-    /// The C ABI's leanest hit path: [`Self::allocate_cached`] when the thread's front is
-    /// biased to it and nothing is being counted. It makes no call (a call makes the C
-    /// entry point that inlines it save registers on every allocation). Anything but
-    /// [`FrontAnswer::Served`] changed nothing: after [`FrontAnswer::Missed`] the caller goes
-    /// to [`Self::allocate_uncached`], after [`FrontAnswer::NotAsked`] to the full path.
-    #[inline(always)]
-    pub(crate) fn allocate_hit(&self, bytes: usize, stream: Stream) -> FrontAnswer<*mut c_void> {
-        if bytes.wrapping_sub(1) >= front::FRONT_MAX || crate::counters::enabled() {
-            return FrontAnswer::NotAsked;
-        }
-        // At most FRONT_MAX: no overflow.
-        let rounded = (bytes + ALIGN - 1) & !(ALIGN - 1);
-        let Some(me) = known_thread_slot() else {
-            return FrontAnswer::NotAsked;
-        };
-        let Some(mut f) = self.core.fronts.of(me).enter(me) else {
-            return FrontAnswer::NotAsked;
-        };
-        match take_on(&mut f, rounded, stream) {
-            Some(p) => FrontAnswer::Served(p as *mut c_void),
-            None => FrontAnswer::Missed,
-        }
-    }
-
-    /// The free's counterpart of [`Self::allocate_hit`]: after [`FrontAnswer::Missed`] the
-    /// caller goes to [`Self::deallocate_uncached`].
-    #[inline(always)]
-    pub(crate) fn deallocate_hit(
-        &self,
-        ptr: *mut c_void,
-        bytes: usize,
-        stream: Stream,
-    ) -> FrontAnswer<()> {
-        if crate::counters::enabled() {
-            return FrontAnswer::NotAsked;
-        }
-        let Some(me) = known_thread_slot() else {
-            return FrontAnswer::NotAsked;
-        };
-        let Some(mut f) = self.core.fronts.of(me).enter(me) else {
-            return FrontAnswer::NotAsked;
-        };
-        let limits = self.core.fronts.limits();
-        if f.keep(ptr as usize, bytes, front::norm(stream), limits) {
-            FrontAnswer::Served(())
-        } else {
-            FrontAnswer::Missed
-        }
+    /// The pool's fronts, whose call-free hit paths the C ABI takes directly
+    /// ([`Fronts::allocate_hit`]). They live as long as the pool.
+    pub(crate) fn fronts(&self) -> &Fronts {
+        &self.core.fronts
     }
 
     /// An allocation the front did not serve ([`Self::allocate_cached`] returned `None`).
@@ -680,27 +637,6 @@ impl PoolMemoryResource {
             front::Freed::NotHere => self.deallocate_slow(ptr, bytes, stream),
         }
     }
-}
-
-/// What a front's call-free hit path found ([`PoolMemoryResource::allocate_hit`]).
-pub(crate) enum FrontAnswer<T> {
-    /// The front served the call.
-    Served(T),
-    /// The front was asked and could not serve it (nothing changed): the pool's uncached
-    /// path answers, without asking the front again.
-    Missed,
-    /// The front was not asked (not biased to the thread, counting on, a size it never
-    /// holds): the full path answers.
-    NotAsked,
-}
-
-/// A front hit for `rounded` bytes on `stream`, if front `f` caches for that stream.
-#[inline(always)]
-fn take_on(f: &mut front::Front, rounded: usize, stream: Stream) -> Option<usize> {
-    if f.stream != Some(front::norm(stream)) {
-        return None;
-    }
-    f.take(rounded)
 }
 
 impl DeviceMemoryResource for PoolMemoryResource {
