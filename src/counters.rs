@@ -57,7 +57,7 @@
 //! [`Counters::since`]; `rmm-bench` reports them per operation.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use parking_lot::{Mutex, MutexGuard};
 
@@ -166,20 +166,25 @@ impl Drop for Guard {
     }
 }
 
+/// Whether counting is on (see the module docs). The C ABI's hit paths read its copy in
+/// [`crate::watchers`] instead.
+static ENABLED: AtomicBool = AtomicBool::new(false);
+
 /// Turns counting on for the rest of the process (counts made before are not known).
 pub fn enable() {
+    ENABLED.store(true, Relaxed);
     WATCHERS.set(Watcher::Counters, true);
 }
 
 /// Whether counting is on.
 pub fn enabled() -> bool {
-    WATCHERS.on(Watcher::Counters)
+    ENABLED.load(Relaxed)
 }
 
 /// Adds `n` to counter `c` of the calling thread, when counting is on.
 #[inline(always)]
 pub(crate) fn add(c: Counter, n: u64) {
-    if !WATCHERS.on(Watcher::Counters) {
+    if !ENABLED.load(Relaxed) {
         return;
     }
     let p = MINE.with(Cell::get);

@@ -1,6 +1,9 @@
 //! Whether anything watches allocations: the memory history ([`crate::history`]) and the
-//! counters ([`crate::counters`]). One byte holds both, so that the C ABI's hit paths learn
-//! that nobody watches from one load (a flag each was two loads, each through the GOT).
+//! counters ([`crate::counters`]), a copy of their switches for the C ABI's hit paths. One
+//! byte holds both, so that those paths learn that nobody watches from one load, where a
+//! flag each was two loads, each through the GOT: the switches are read by functions other
+//! crates may inline, so they are exported, and an exported static is reached through the
+//! GOT. Only the C ABI reads this copy, and it stays local to the library.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 

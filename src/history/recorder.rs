@@ -28,6 +28,10 @@ use crate::watchers::{Watcher, WATCHERS};
 /// Events kept by default.
 pub const DEFAULT_MAX_ENTRIES: usize = 100_000;
 
+/// Whether recording is on. The C ABI's hit paths read its copy in [`crate::watchers`]
+/// instead.
+static ON: AtomicBool = AtomicBool::new(false);
+
 /// Whether events keep their stacks (read before taking the lock: a stack walk is slow).
 static STACKS: AtomicBool = AtomicBool::new(false);
 
@@ -137,7 +141,7 @@ impl State {
 /// Whether recording is on.
 #[inline(always)]
 pub fn enabled() -> bool {
-    WATCHERS.on(Watcher::History)
+    ON.load(Ordering::Relaxed)
 }
 
 /// Starts recording (or restarts it, forgetting what was recorded): at most `max_entries`
@@ -160,12 +164,14 @@ pub fn enable(max_entries: usize, stacks: bool) -> Result<()> {
         live: FastMap::default(),
     });
     STACKS.store(stacks, Ordering::SeqCst);
+    ON.store(true, Ordering::SeqCst);
     WATCHERS.set(Watcher::History, true);
     Ok(())
 }
 
 /// Stops recording and forgets what was recorded.
 pub fn disable() {
+    ON.store(false, Ordering::SeqCst);
     WATCHERS.set(Watcher::History, false);
     *STATE.lock() = None;
 }

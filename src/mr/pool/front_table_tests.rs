@@ -120,7 +120,7 @@ proptest! {
             }
             let free: Vec<usize> =
                 model.values().filter(|v| v.1 == St::Free).map(|v| v.0).collect();
-            prop_assert_eq!(f.cached_count, free.len());
+            prop_assert_eq!(f.cached_count(), free.len());
             prop_assert_eq!(f.cached_bytes, free.iter().sum::<usize>());
             prop_assert_eq!(f.table.len, model.len());
             prop_assert!(2 * (f.table.len + f.table.gone) <= f.table.slots.len());
@@ -169,7 +169,7 @@ fn keep_takes_only_good_frees_and_changes_nothing_otherwise() {
     let a = 1 << 20;
     assert!(f.adopt(a, 4096, 0, 0, s, &Limits::new(FRONT_BYTES)));
     assert_eq!(f.take(4096), Some(a));
-    let held = (f.cached_bytes, f.cached_count, f.table.len);
+    let held = (f.cached_bytes, f.cached_count(), f.table.len);
     // Not held, wrong size, another stream, no room: false, nothing changed.
     assert!(!f.keep(a + 4096, 4000, s, &Limits::new(FRONT_BYTES)));
     assert!(!f.keep(0, 4000, s, &Limits::new(FRONT_BYTES)));
@@ -177,10 +177,10 @@ fn keep_takes_only_good_frees_and_changes_nothing_otherwise() {
     assert!(!f.keep(a, usize::MAX, s, &Limits::new(FRONT_BYTES)));
     assert!(!f.keep(a, 4000, other, &Limits::new(FRONT_BYTES)));
     assert!(!f.keep(a, 4000, s, &Limits::new(1024)));
-    assert_eq!((f.cached_bytes, f.cached_count, f.table.len), held);
+    assert_eq!((f.cached_bytes, f.cached_count(), f.table.len), held);
     // A good free is kept (any size rounding to the request), then is a double free.
     assert!(f.keep(a, 3841, s, &Limits::new(FRONT_BYTES)));
-    assert_eq!((f.cached_bytes, f.cached_count), (4096, 1));
+    assert_eq!((f.cached_bytes, f.cached_count()), (4096, 1));
     assert!(!f.keep(a, 3841, s, &Limits::new(FRONT_BYTES)));
     assert!(f.free(a, 3841, s, true, &Limits::new(FRONT_BYTES)).is_err());
     assert_eq!(f.take(4096), Some(a));
@@ -231,7 +231,7 @@ fn keep_near_keeps_blocks_of_the_first_group_and_leaves_the_rest_to_keep() {
     for _ in &blocks {
         assert!(f.take(4096).is_some());
     }
-    let held = (f.cached_bytes, f.cached_count);
+    let held = (f.cached_bytes, f.cached_count());
     for &a in &blocks[8..] {
         assert!(matches!(
             f.keep_near(a, 4096, s, &limits),
@@ -239,7 +239,7 @@ fn keep_near_keeps_blocks_of_the_first_group_and_leaves_the_rest_to_keep() {
         ));
     }
     assert_eq!(
-        (f.cached_bytes, f.cached_count),
+        (f.cached_bytes, f.cached_count()),
         held,
         "a deferred free changed the front"
     );
@@ -252,7 +252,7 @@ fn keep_near_keeps_blocks_of_the_first_group_and_leaves_the_rest_to_keep() {
     for &a in &blocks[8..] {
         assert!(f.keep(a, 4096, s, &limits));
     }
-    assert_eq!((f.cached_bytes, f.cached_count), (10 * 4096, 10));
+    assert_eq!((f.cached_bytes, f.cached_count()), (10 * 4096, 10));
     // Kept blocks are free: a second free is refused. An address the table does not hold,
     // whose group has an empty slot, is refused without looking further.
     assert!(matches!(
@@ -267,5 +267,5 @@ fn keep_near_keeps_blocks_of_the_first_group_and_leaves_the_rest_to_keep() {
         f.keep_near(stranger, 4096, s, &limits),
         FrontAnswer::Missed
     ));
-    assert_eq!((f.cached_bytes, f.cached_count), (10 * 4096, 10));
+    assert_eq!((f.cached_bytes, f.cached_count()), (10 * 4096, 10));
 }

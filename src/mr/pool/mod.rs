@@ -204,7 +204,7 @@ impl Core {
         self.fronts.revoke_all(me);
         for cell in self.fronts.all() {
             let mut f = cell.lock_as(me);
-            if f.cached_count > 0 && (only.is_none() || f.stream == only) {
+            if f.cached_bytes > 0 && (only.is_none() || f.stream == only) {
                 batches += self.drain(&mut f, &mut out);
             }
             if only.is_some() && f.stream == only {
