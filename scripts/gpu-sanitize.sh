@@ -57,15 +57,16 @@ mkdir -p "$logs" "$build" || die "cannot create $logs / $build"
 binaries=()
 for project in tests/cpp examples/c; do
   echo "== build $project"
+  name="${project//\//-}" # log files are named after the project, flat in $logs
   if ! cmake -S "$project" -B "$build/$project" -DCMAKE_PREFIX_PATH="$prefix" \
     -DCMAKE_CXX_FLAGS="-isystem $cuda_inc" -DCMAKE_CUDA_COMPILER="$nvcc_bin" \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$logs/configure-$project.log" 2>&1; then
-    tail -20 "$logs/configure-$project.log"
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$logs/configure-$name.log" 2>&1; then
+    tail -20 "$logs/configure-$name.log"
     die "cmake configure of $project failed"
   fi
   # A target that fails to build (another engineer's work in progress) is reported, not fatal.
-  cmake --build "$build/$project" --parallel "$(nproc)" -- -k >"$logs/build-$project.log" 2>&1 ||
-    echo "   some targets of $project failed to build (see $logs/build-$project.log)"
+  cmake --build "$build/$project" --parallel "$(nproc)" -- -k >"$logs/build-$name.log" 2>&1 ||
+    echo "   some targets of $project failed to build (see $logs/build-$name.log)"
   while IFS= read -r exe; do
     binaries+=("$exe")
   done < <(find "$build/$project" -maxdepth 1 -type f -perm -u+x -name 'rmm_*' | sort)
