@@ -151,6 +151,10 @@ impl<T: Owned> BiasedLock<T> {
 /// it. Locks with no bias are not even taken: a pass over many fronts (emptying them before
 /// a pool grows) took every lock once more before. A later [`BiasedLock::lock_as`] revokes
 /// again only if an owner got its bias back in between.
+///
+/// Each revoked lock stays held until its owner is out: a thread taking it in between would
+/// find no bias to revoke and go in beside the owner. Holding several at once cannot
+/// deadlock, since no other path holds two of these locks.
 pub(crate) fn revoke_all<'a, T: Owned + 'a>(
     locks: impl Iterator<Item = &'a BiasedLock<T>>,
     me: usize,
@@ -161,20 +165,20 @@ pub(crate) fn revoke_all<'a, T: Owned + 'a>(
         if bias == NO_BIAS || bias == me {
             continue;
         }
-        let _guard = l.lock.lock();
+        let guard = l.lock.lock();
         // Set and cleared under the lock: it may have changed since it was read.
         let bias = l.bias.load(Ordering::Relaxed);
         if bias != NO_BIAS && bias != me {
             l.bias.store(NO_BIAS, Ordering::Relaxed);
             l.quiet.store(0, Ordering::Relaxed);
-            revoked.push(l);
+            revoked.push((l, guard));
         }
     }
     if revoked.is_empty() {
         return;
     }
     os::heavy_fence();
-    for l in revoked {
+    for (l, _guard) in &revoked {
         l.wait_out();
     }
 }
@@ -344,6 +348,74 @@ mod tests {
             );
             assert_eq!(l.lock().count, u64::from(REBIAS_AFTER) + 1);
         }
+    }
+
+    #[test]
+    fn no_thread_gets_in_while_a_revoke_all_waits_for_the_owner() {
+        // The owner stays inside for long stretches once biased; a second thread revokes
+        // every bias (as a pool does before it grows) and, in that very moment, a third
+        // takes the lock. The third must not get in before the owner is out: it sees no
+        // bias left to revoke, so it is safe only if the revocation still holds the lock.
+        if !os::heavy_fence_available() {
+            return;
+        }
+        let l = Arc::new(new_counter(0));
+        let (window, stop) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicBool::new(false)),
+        );
+        let third = {
+            let (l, window, stop) = (l.clone(), window.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut n = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    if window.load(Ordering::Acquire) {
+                        bump(&mut l.lock_as(1));
+                        n += 1;
+                    } else {
+                        std::thread::yield_now();
+                    }
+                }
+                n
+            })
+        };
+        let revoker = {
+            let (l, window, stop) = (l.clone(), window.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut revocations = 0u32;
+                while revocations < 200 {
+                    if l.bias.load(Ordering::Relaxed) == 0 {
+                        window.store(true, Ordering::Release);
+                        revoke_all(std::iter::once(&*l), 7);
+                        window.store(false, Ordering::Release);
+                        revocations += 1;
+                    }
+                    std::thread::sleep(std::time::Duration::from_micros(200));
+                }
+                stop.store(true, Ordering::Relaxed);
+            })
+        };
+        let mut mine = 0u64;
+        while !stop.load(Ordering::Relaxed) {
+            match l.enter(0) {
+                Some(mut g) => {
+                    assert!(!g.inside, "two threads inside at once");
+                    g.inside = true;
+                    for _ in 0..2000 {
+                        std::hint::spin_loop();
+                    }
+                    g.count += 1;
+                    g.inside = false;
+                }
+                None => bump(&mut l.lock_as(0)),
+            }
+            mine += 1;
+        }
+        revoker.join().unwrap();
+        let theirs = third
+            .join()
+            .expect("the third thread found the owner inside");
+        assert_eq!(l.lock().count, mine + theirs);
     }
 
     #[test]
