@@ -163,10 +163,15 @@ impl Core {
         )
     }
 
-    /// Frees blocks that left fronts into their structures.
+    /// Frees blocks that left fronts into their structures, with one lock for each run of
+    /// blocks of the same structure (a drained front's blocks are mostly of its thread's
+    /// shard, and a thread ending while others run takes their locks once, not per block).
     fn give_back(&self, blocks: &[front::Returned]) {
-        for r in blocks {
-            self.structure(r.owner).lock().free_cached(r);
+        for run in blocks.chunk_by(|a, b| a.owner == b.owner) {
+            let mut structure = self.structure(run[0].owner).lock();
+            for r in run {
+                structure.free_cached(r);
+            }
         }
     }
 
