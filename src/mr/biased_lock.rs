@@ -277,10 +277,17 @@ mod tests {
 
     /// One increment, checking that nobody else is inside.
     fn bump(c: &mut Counter) {
+        bump_for(c, 1);
+    }
+
+    /// [`bump`] that stays inside for `spins` spin-loop hints.
+    fn bump_for(c: &mut Counter, spins: u32) {
         assert!(!c.inside, "two threads inside at once");
         c.inside = true;
         c.count += 1;
-        std::hint::spin_loop();
+        for _ in 0..spins {
+            std::hint::spin_loop();
+        }
         c.inside = false;
     }
 
@@ -398,15 +405,7 @@ mod tests {
         let mut mine = 0u64;
         while !stop.load(Ordering::Relaxed) {
             match l.enter(0) {
-                Some(mut g) => {
-                    assert!(!g.inside, "two threads inside at once");
-                    g.inside = true;
-                    for _ in 0..2000 {
-                        std::hint::spin_loop();
-                    }
-                    g.count += 1;
-                    g.inside = false;
-                }
+                Some(mut g) => bump_for(&mut g, 2000),
                 None => bump(&mut l.lock_as(0)),
             }
             mine += 1;
