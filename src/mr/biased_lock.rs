@@ -254,10 +254,11 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
-    /// A counter owned by slot 0, which records whether someone is inside.
+    /// A counter owned by slot 0, which records whether someone is inside (atomically: a
+    /// plain flag's stores could be merged away, and two threads inside would go unseen).
     struct Counter {
         owner: usize,
-        inside: bool,
+        inside: AtomicBool,
         count: u64,
     }
 
@@ -270,7 +271,7 @@ mod tests {
     fn new_counter(owner: usize) -> BiasedLock<Counter> {
         BiasedLock::new(Counter {
             owner,
-            inside: false,
+            inside: AtomicBool::new(false),
             count: 0,
         })
     }
@@ -282,13 +283,15 @@ mod tests {
 
     /// [`bump`] that stays inside for `spins` spin-loop hints.
     fn bump_for(c: &mut Counter, spins: u32) {
-        assert!(!c.inside, "two threads inside at once");
-        c.inside = true;
+        assert!(
+            !c.inside.swap(true, Ordering::Relaxed),
+            "two threads inside at once"
+        );
         c.count += 1;
         for _ in 0..spins {
             std::hint::spin_loop();
         }
-        c.inside = false;
+        c.inside.store(false, Ordering::Relaxed);
     }
 
     /// The owner's entry as the pool's fast paths make it: biased, else locked.
@@ -419,8 +422,11 @@ mod tests {
 
     #[test]
     fn owner_and_others_never_overlap_and_lose_no_update() {
-        // The owner makes long quiet runs (biased most of the time); two other threads
-        // keep revoking. Any overlap trips `bump`'s check; a lost update shows in the sum.
+        // The owner makes long quiet runs; two other threads keep taking the lock, every
+        // other time once the owner is biased again, so that revocations happen however
+        // fast the machine's sleeps are (on idle cores, two threads locking every 50 us
+        // never leave the owner REBIAS_AFTER quiet entries). Any overlap trips `bump`'s
+        // check; a lost update shows in the sum.
         let l = Arc::new(new_counter(0));
         let stop = Arc::new(AtomicBool::new(false));
         let others: Vec<_> = (1..=2)
@@ -429,6 +435,13 @@ mod tests {
                 std::thread::spawn(move || {
                     let mut n = 0u64;
                     while !stop.load(Ordering::Relaxed) {
+                        while n % 2 == 1
+                            && os::heavy_fence_available()
+                            && l.bias.load(Ordering::Relaxed) != 0
+                            && !stop.load(Ordering::Relaxed)
+                        {
+                            std::thread::sleep(std::time::Duration::from_micros(20));
+                        }
                         bump(&mut l.lock_as(me));
                         n += 1;
                         std::thread::sleep(std::time::Duration::from_micros(50));
@@ -439,7 +452,20 @@ mod tests {
             .collect();
         let (mut mine, mut biased) = (0u64, 0u64);
         for _ in 0..400_000 {
-            biased += u64::from(owner_bump(&l, 0));
+            // A thread that found the owner inside has panicked: stop before the long
+            // biased stays that nobody revokes any more add up to minutes.
+            if others.iter().any(|t| t.is_finished()) {
+                break;
+            }
+            // Inside for a while when biased, so that a revoker that did not wait for the
+            // owner to leave would be caught inside with it.
+            match l.enter(0) {
+                Some(mut g) => {
+                    bump_for(&mut g, 20_000);
+                    biased += 1;
+                }
+                None => bump(&mut l.lock_as(0)),
+            }
             mine += 1;
         }
         stop.store(true, Ordering::Relaxed);
