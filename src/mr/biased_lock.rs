@@ -296,9 +296,14 @@ mod tests {
 
     /// The owner's entry as the pool's fast paths make it: biased, else locked.
     fn owner_bump(l: &BiasedLock<Counter>, me: usize) -> bool {
+        owner_bump_for(l, me, 1)
+    }
+
+    /// [`owner_bump`] that stays inside for `spins` spin-loop hints when biased.
+    fn owner_bump_for(l: &BiasedLock<Counter>, me: usize, spins: u32) -> bool {
         match l.enter(me) {
             Some(mut g) => {
-                bump(&mut g);
+                bump_for(&mut g, spins);
                 true
             }
             None => {
@@ -407,10 +412,7 @@ mod tests {
         };
         let mut mine = 0u64;
         while !stop.load(Ordering::Relaxed) {
-            match l.enter(0) {
-                Some(mut g) => bump_for(&mut g, 2000),
-                None => bump(&mut l.lock_as(0)),
-            }
+            owner_bump_for(&l, 0, 2000);
             mine += 1;
         }
         revoker.join().unwrap();
@@ -459,13 +461,7 @@ mod tests {
             }
             // Inside for a while when biased, so that a revoker that did not wait for the
             // owner to leave would be caught inside with it.
-            match l.enter(0) {
-                Some(mut g) => {
-                    bump_for(&mut g, 20_000);
-                    biased += 1;
-                }
-                None => bump(&mut l.lock_as(0)),
-            }
+            biased += u64::from(owner_bump_for(&l, 0, 20_000));
             mine += 1;
         }
         stop.store(true, Ordering::Relaxed);
